@@ -1,0 +1,83 @@
+"""Rule plugins for pbmserv, and the registry that finds them.
+
+Plugins are found through the entry-point group ``pbmserv.games`` so a third
+party can add a game by installing a package; :func:`register` adds one by
+hand (the test suite's tiny games use it).  This package never imports
+``server``.
+"""
+
+from __future__ import annotations
+
+import logging
+from importlib.metadata import entry_points
+
+from games.contract import (
+    Game,
+    GameError,
+    IllegalMove,
+    OptionError,
+    Outcome,
+    UnknownGame,
+    split_option,
+)
+
+__all__ = [
+    "Game",
+    "GameError",
+    "IllegalMove",
+    "OptionError",
+    "Outcome",
+    "UnknownGame",
+    "available",
+    "load_game",
+    "register",
+    "split_option",
+    "unregister",
+]
+
+ENTRY_POINT_GROUP = "pbmserv.games"
+
+log = logging.getLogger(__name__)
+
+_registered: dict[str, Game] = {}
+_discovered: dict[str, Game] | None = None
+
+
+def _discover() -> dict[str, Game]:
+    """Load every entry point once; a broken plugin is logged and skipped."""
+    global _discovered
+    if _discovered is None:
+        found: dict[str, Game] = {}
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                plugin = ep.load()
+            except Exception:  # a third-party plugin must not take the server down
+                log.exception("game plugin %s could not be loaded", ep.name)
+                continue
+            found[plugin.name.lower()] = plugin
+        _discovered = found
+    return _discovered
+
+
+def register(plugin: Game) -> None:
+    """Make ``plugin`` available without an entry point."""
+    _registered[plugin.name.lower()] = plugin
+
+
+def unregister(name: str) -> None:
+    _registered.pop(name.lower(), None)
+
+
+def available() -> list[Game]:
+    """Every installed game, sorted by command word."""
+    plugins = {**_discover(), **_registered}
+    return [plugins[k] for k in sorted(plugins)]
+
+
+def load_game(name: str) -> Game:
+    """The plugin whose command word or alias is ``name`` (case-insensitive)."""
+    word = name.lower()
+    for plugin in available():
+        if word == plugin.name.lower() or word in (a.lower() for a in plugin.aliases):
+            return plugin
+    raise UnknownGame(name)

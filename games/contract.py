@@ -1,0 +1,151 @@
+"""The rules-plugin contract every game implements.
+
+A game is pure rules: no I/O, no database, no mail.  The server only ever
+talks to a game through the roles of :class:`Game`, so five very different
+games (and third-party ones) fit one server and can be tested on their own.
+
+The in-memory ``State`` is each plugin's own choice; only ``dump()`` output
+is stored.  ``play()`` must return a *new* state and leave the old one
+untouched, because the server keeps the old one when a move is refused and
+``preview`` plays on copies.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+
+class GameError(ValueError):
+    """Base of the errors whose message is shown to a player as it is."""
+
+
+class IllegalMove(GameError):
+    """A move the rules refuse; the message says why, in the game's terms."""
+
+
+class OptionError(GameError):
+    """A challenge option that is unknown, malformed or out of range."""
+
+
+class UnknownGame(LookupError):
+    """No installed plugin answers to that name or alias."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended.  Winners and losers are seats, never sides.
+
+    A draw has no winners; ``winners == ()`` and ``losers == ()``.
+    ``grade`` is the game's own grading of a win (e.g. Weave & Dungeon's
+    Triumph / Ovation / Victory), ``None`` where the game has none.
+    """
+
+    winners: tuple[int, ...]
+    losers: tuple[int, ...]
+    reason: str
+    grade: str | None = None
+
+    @property
+    def is_draw(self) -> bool:
+        return not self.winners
+
+
+_OPTION = re.compile(r"^-(?P<name>[A-Za-z][A-Za-z0-9_-]*)(?:=(?P<value>.*))?$")
+
+
+def split_option(token: str) -> tuple[str, str | None]:
+    """Split a ``-name[=value]`` challenge token; the name is lower-cased.
+
+    Raises :class:`OptionError` for anything that is not of that shape, so
+    every game words the same mistake the same way.
+    """
+    m = _OPTION.match(token)
+    if not m:
+        raise OptionError(f"{token!r} is not an option; options look like -name or -name=value")
+    return m.group("name").lower(), m.group("value")
+
+
+class Game:
+    """Base class of a rules plugin.
+
+    Subclasses set the class attributes and implement the abstract roles.
+    The defaults here are the ones most games share; override what differs.
+    """
+
+    name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    title: ClassVar[str] = ""
+    players: ClassVar[int] = 2
+    #: True when the game defines a position string (and so ``-position=``).
+    has_position: ClassVar[bool] = False
+
+    # -- description -----------------------------------------------------
+    def help(self) -> str:
+        """Rules summary, options and move syntax (mailed for ``GAME help``)."""
+        raise NotImplementedError
+
+    def seat_names(self, state: Any) -> list[str]:
+        """What each seat plays, in seat order (``["White", "Black"]``).
+
+        After a swap this follows the swap, so the server can say
+        "alice (Black)".  The default numbers the seats.
+        """
+        return [f"Player {i + 1}" for i in range(self.players)]
+
+    # -- setting up ------------------------------------------------------
+    def parse_options(self, tokens: list[str]) -> dict[str, Any]:
+        """Turn ``-name[=value]`` tokens into an options dict, or OptionError."""
+        raise NotImplementedError
+
+    def start(self, options: dict[str, Any], players: int) -> Any:
+        """The starting state for these options."""
+        raise NotImplementedError
+
+    # -- playing ---------------------------------------------------------
+    def to_move(self, state: Any) -> int | None:
+        """Seat to move (0-based, challenge order), ``None`` when over."""
+        raise NotImplementedError
+
+    def play(self, state: Any, seat: int, move: str) -> Any:
+        """A new state with ``move`` played by ``seat``, or IllegalMove."""
+        raise NotImplementedError
+
+    def legal_moves(self, state: Any) -> list[str]:
+        """Every legal move in canonical notation; ``play`` accepts each."""
+        raise NotImplementedError
+
+    def outcome(self, state: Any) -> Outcome | None:
+        """The result once the game is over, else ``None``."""
+        raise NotImplementedError
+
+    def resign(self, state: Any, seat: int) -> Any | None:
+        """Resignation of ``seat``.
+
+        ``None`` (the default) means the server ends the game itself: the
+        resigning seat loses and every other seat wins.  A game where play
+        goes on without that seat (TriMac's three armies) returns the new
+        state instead, and ``outcome`` of it tells whether the game is over.
+        """
+        return None
+
+    # -- showing and storing ----------------------------------------------
+    def render(self, state: Any, compact: bool = False, seat: int | None = None) -> str:
+        """The ASCII board (at most 79 columns unless help says why not).
+
+        ``seat`` is the viewer; a game may orient the board for it.
+        """
+        raise NotImplementedError
+
+    def position(self, state: Any) -> str:
+        """The position string, where the game defines one."""
+        raise NotImplementedError(f"{self.title} has no position string")
+
+    def dump(self, state: Any) -> dict[str, Any]:
+        """A JSON-serialisable form of ``state`` for storage."""
+        raise NotImplementedError
+
+    def load(self, data: dict[str, Any]) -> Any:
+        """The state back from ``dump`` output; it plays exactly like the original."""
+        raise NotImplementedError

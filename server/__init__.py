@@ -1,0 +1,1 @@
+"""pbmserv: the mail-facing application."""
