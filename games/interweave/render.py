@@ -1,0 +1,93 @@
+"""ASCII boards for mail: the author's diagram style, where ``:`` marks dark squares.
+
+Square colour matters in every Interweave decision (pieces stay on their
+colour and capture only on the other one), so both boards show it: the
+full board as ``|:S:|`` vs ``| S |`` cells, the compact one as ``:`` vs
+``.`` for empty squares.
+"""
+
+from __future__ import annotations
+
+from games.interweave.board import DARK, EMPTY, NAMES, SIDE_NAMES, WHITE
+from games.interweave.position import Position
+from games.interweave.rules import State
+
+FILE_LINE = "     a   b   c   d   e   f   g   h"
+
+
+def _reserve(pos: Position, side: int) -> str:
+    letters = "".join(t * n for t, n in zip("SLR", pos.reserves[side], strict=True))
+    if side != WHITE:
+        letters = letters.lower()
+    return " ".join(letters) if letters else "-"
+
+
+def _status(state: State) -> str:
+    if state.result is not None:
+        return f"Game over: {state.result.reason}."
+    pos = state.pos
+    return f"{SIDE_NAMES[pos.side]} to move (move {pos.fullmove})."
+
+
+def _ep(pos: Position) -> str | None:
+    if pos.ep is None:
+        return None
+    m, v = pos.ep
+    return (
+        f"En passant: the Pawn on {NAMES[v]} passed {NAMES[m]}; "
+        f"{SIDE_NAMES[pos.side]} may leap over {NAMES[m]} to take it."
+    )
+
+
+def render_full(state: State) -> str:
+    pos = state.pos
+    side_text = {
+        8: "Black: k s l r p",
+        7: f"Black reserve: {_reserve(pos, 1)}",
+        5: "K King     S Smasher",
+        4: "L Leaper   R Remover",
+        3: "P Pawn     :x: dark square",
+        2: f"White reserve: {_reserve(pos, 0)}",
+        1: "White: K S L R P",
+    }
+    lines = [FILE_LINE]
+    for r in range(7, -1, -1):
+        cells = []
+        for f in range(8):
+            s = r * 8 + f
+            c = pos.board[s]
+            shown = " " if c == EMPTY else c
+            cells.append(f":{shown}:" if DARK[s] else f" {shown} ")
+        row = f" {r + 1} |" + "|".join(cells) + f"| {r + 1}"
+        extra = side_text.get(r + 1)
+        lines.append(f"{row}   {extra}" if extra else row)
+    lines.append(FILE_LINE)
+    lines.append("")
+    if state.last:
+        lines.append(f"Last move: {state.last}")
+    ep = _ep(pos)
+    if ep:
+        lines.append(ep)
+    lines.append(f"Turns since a capture or Pawn move: {pos.halfmove}")
+    lines.append(_status(state))
+    return "\n".join(lines) + "\n"
+
+
+def render_compact(state: State) -> str:
+    pos = state.pos
+    lines = []
+    for r in range(7, -1, -1):
+        row = "".join(
+            (":" if DARK[r * 8 + f] else ".") if pos.board[r * 8 + f] == EMPTY else pos.board[r * 8 + f]
+            for f in range(8)
+        )
+        lines.append(f"{r + 1} {row}")
+    lines.append("  abcdefgh")
+    info = f"Reserves W:{_reserve(pos, 0).replace(' ', '')} B:{_reserve(pos, 1).replace(' ', '')}"
+    if pos.ep is not None:
+        info += f"  ep {NAMES[pos.ep[0]]}:{NAMES[pos.ep[1]]}"
+    lines.append(info)
+    if state.last:
+        lines.append(f"Last move: {state.last}")
+    lines.append(_status(state))
+    return "\n".join(lines) + "\n"
