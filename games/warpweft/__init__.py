@@ -17,7 +17,7 @@ from typing import Any
 
 from games.contract import Game, OptionError, Outcome, split_option
 from games.warpweft import rules
-from games.warpweft.geometry import SIZES
+from games.warpweft.geometry import PATCH, SIZES
 from games.warpweft.help import HELP
 from games.warpweft.notation import PATCHING, THREADING
 from games.warpweft.render import draw_board
@@ -159,29 +159,41 @@ class WarpAndWeft(Game):
         }
 
     def load(self, data: dict[str, Any]) -> State:
-        base = self.start(
-            {"size": data["size"], "primary": data["primary"], "compact": data.get("compact")}, 2
-        )
-        geo = base.geo
-        owners = [FREE] * geo.count
-        for name, mark in data["claimed"].items():
-            owners[geo.by_name[name]] = SIDE_MARKS.index(mark)
-        states = tuple(data["states"][SIDE_NAMES[s]] for s in (0, 1))
-        if any(s not in (THREADING, PATCHING) for s in states):
-            raise ValueError(f"bad Warp and Weft states {states!r}")
-        winner = data.get("winner")
-        return State(
-            size=base.size,
-            patch_primary=base.patch_primary,
-            compact=base.compact,
-            owners=tuple(owners),
-            states=(states[0], states[1]),
-            swapped=bool(data["swapped"]),
-            plies=int(data["plies"]),
-            history=tuple(data["history"]),
-            winner=None if winner is None else SIDE_NAMES.index(winner),
-            reason=data.get("reason", ""),
-        )
+        """The state back from :meth:`dump`; ValueError if the data is inconsistent."""
+        try:
+            base = self.start(
+                {"size": data["size"], "primary": data["primary"], "compact": data.get("compact")},
+                2,
+            )
+            geo = base.geo
+            owners = [FREE] * geo.count
+            for name, mark in data["claimed"].items():
+                rid = geo.by_name[name]
+                side = SIDE_MARKS.index(mark)
+                if geo.kinds[rid] not in (side, PATCH):
+                    raise ValueError(f"{name} cannot belong to {SIDE_NAMES[side]}")
+                owners[rid] = side
+            states = tuple(data["states"][SIDE_NAMES[s]] for s in (0, 1))
+            if any(s not in (THREADING, PATCHING) for s in states):
+                raise ValueError(f"bad states {states!r}")
+            plies = int(data["plies"])
+            if plies < 0:
+                raise ValueError(f"bad ply count {plies}")
+            winner = data.get("winner")
+            return State(
+                size=base.size,
+                patch_primary=base.patch_primary,
+                compact=base.compact,
+                owners=tuple(owners),
+                states=(states[0], states[1]),
+                swapped=bool(data["swapped"]),
+                plies=plies,
+                history=tuple(str(m) for m in data["history"]),
+                winner=None if winner is None else SIDE_NAMES.index(winner),
+                reason=str(data.get("reason", "")),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a valid Warp and Weft game record: {exc}") from exc
 
 
 GAME = WarpAndWeft()

@@ -6,7 +6,16 @@ import pytest
 
 from games.warpweft import GAME
 from games.warpweft.geometry import SIZES
-from tests.games.warpweft.spec_data import seed_board, spec_boards, spec_case, spec_table
+from tests.games.warpweft.spec_data import (
+    DATA,
+    SEED_NAME,
+    SHARED,
+    SPEC_NAME,
+    seed_board,
+    spec_boards,
+    spec_case,
+    spec_table,
+)
 
 SIZE_TABLE = {int(row[0]): row for row in spec_table("| N | columns")}
 BOARDS = spec_boards()
@@ -141,3 +150,15 @@ def test_claimed_regions_are_filled_with_owner_letter() -> None:
     assert row1[3:10] == "|HHHHH|"  # A1: @1 A1 B1 joined
     assert row1[10] == "V"  # C1 interior
     assert row2[8] == "V" and row2[10] == "V"  # patch B2 and thread C1
+
+
+def test_vendored_copies_match_the_shared_originals() -> None:
+    """data/ holds verbatim copies of the seed and spec for checkouts
+    without the shared folder; where the folder exists they must agree."""
+    for shared, copy in (
+        (SHARED / "seeds" / SEED_NAME, DATA / f"seed_{SEED_NAME}"),
+        (SHARED / "rules" / SPEC_NAME, DATA / "warpweft_spec.md"),
+    ):
+        assert copy.exists()
+        if shared.exists():
+            assert copy.read_bytes() == shared.read_bytes()

@@ -404,3 +404,19 @@ def test_perft_patch_primary(n: int) -> None:
     assert perft(GAME, state, 1) == p
     assert perft(GAME, state, 2) == p * p
     assert perft(GAME, state, 3) == p * (p - 1) * (p - 1) + p * (p - 1)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"claimed": {"A1": "V"}},  # a Weft thread cannot be Warp's
+        {"claimed": {"C2": "V"}},  # an arm square is not a region name
+        {"claimed": {"B2": "X"}},
+        {"states": {"Warp": "threads", "Weft": "sleeping"}},
+        {"plies": -1},
+        {"size": 9},
+    ],
+)
+def test_load_refuses_inconsistent_records(bad: dict) -> None:
+    with pytest.raises(ValueError, match="not a valid Warp and Weft game record"):
+        from_dump(**bad)
