@@ -186,7 +186,8 @@ def _unreachable(pos: Position, label: str, t: int, x: int, y: int) -> str:
             if x in _ring(c) and y in _ring(c) and _turn(c, x, y) != g.PINWHEEL[c]
         ]
         if cells:
-            c = cells[-1]
+            # Two cells flank every step; name the counterclockwise one, as S1 does.
+            c = min(cells, key=lambda q: g.PINWHEEL[q] != "counterclockwise")
             return (
                 f"{g.name(c)} can only be circled {g.PINWHEEL[c]}: "
                 f"{label} steps down from the wrong side"
