@@ -1,0 +1,86 @@
+"""Accounts: userids, passwords and delivery addresses."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from server.commands.base import CommandError
+from server.model import Address, User
+from server.passwords import hash_password, verify_password
+
+USERID = re.compile(r"^[a-z][a-z0-9_.+-]{0,31}$")
+ADDRESS = re.compile(r"^[^@\s<>(),;:\"]+@[A-Za-z0-9.-]+\.?[A-Za-z0-9-]*$")
+RESERVED = {"all", "active", "inactive", "next", "help", "new", "pbmserv", "postmaster"}
+
+
+def check_userid(userid: str) -> str:
+    word = userid.lower()
+    if not USERID.match(word) or word in RESERVED:
+        raise CommandError(
+            f"{userid!r} cannot be a userid: use 1-32 letters, digits or . _ + -, "
+            "starting with a letter (and not a command word)"
+        )
+    return word
+
+
+def check_password(password: str) -> str:
+    if len(password) < 4 or len(password) > 128 or any(c in password for c in "'\":") or not password.isprintable():
+        raise CommandError("A password has 4-128 characters and no spaces, quotes or colons")
+    return password
+
+
+def check_addresses(addresses: list[str], fallback: str) -> list[str]:
+    out = []
+    for addr in addresses or [fallback]:
+        addr = addr.strip("<>,;")
+        if not ADDRESS.match(addr) or len(addr) > 320:
+            raise CommandError(f"{addr!r} is not a mail address")
+        if addr.lower() not in (a.lower() for a in out):
+            out.append(addr)
+    if not out:
+        raise CommandError("No address to send your mail to: name one")
+    return out
+
+
+def find_user(session: Session, userid: str) -> User | None:
+    return session.scalars(select(User).where(User.userid == userid.lower())).one_or_none()
+
+
+def require_user(session: Session, userid: str) -> User:
+    user = find_user(session, userid)
+    if user is None or not user.active:
+        raise CommandError(f"Unknown userid {userid!r} (sign up first: signup USERID PASSWORD)")
+    return user
+
+
+def authenticate(session: Session, userid: str, password: str) -> User:
+    user = require_user(session, userid)
+    if not verify_password(user.password_hash, password):
+        raise CommandError(f"Wrong password for {user.userid}")
+    return user
+
+
+def create_user(session: Session, userid: str, password: str, addresses: list[str]) -> User:
+    word = check_userid(userid)
+    if find_user(session, word) is not None:
+        raise CommandError(f"The userid {word} is taken; choose another")
+    user = User(userid=word, password_hash=hash_password(check_password(password)))
+    user.addresses = [Address(address=a) for a in addresses]
+    session.add(user)
+    session.flush()
+    return user
+
+
+def set_password(user: User, password: str) -> None:
+    user.password_hash = hash_password(check_password(password))
+
+
+def set_addresses(user: User, addresses: list[str]) -> None:
+    user.addresses = [Address(address=a) for a in addresses]
+
+
+def addresses_of(user: User) -> list[str]:
+    return [a.address for a in user.addresses]

@@ -1,0 +1,266 @@
+"""Boards: the server's side of a game (seats, stored state, moves, board mail).
+
+The rules live in the plugin; this module keeps what the server owns around
+them: who sits where, the stored state and move list, whose turn it has been
+since when, and the mail every player gets after each change.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+import games
+from games import Game, Outcome
+from server.accounts import addresses_of
+from server.commands.base import CommandError, Context
+from server.config import Settings
+from server.model import Board, Move, Seat, User, utcnow
+from server.replies import Mail, board_root
+
+FIRST_BOARD = 101
+RECENT_MOVES = 8
+_BOARD_REF = re.compile(r"^(\d{1,9})(?:#(\d{1,6}))?$")
+
+
+def plugin_for(name: str) -> Game:
+    try:
+        return games.load_game(name)
+    except games.UnknownGame:
+        known = ", ".join(g.name for g in games.available())
+        raise CommandError(f"Unknown game {name!r}; the games here are: {known}") from None
+
+
+def parse_board_ref(text: str) -> tuple[int, int | None]:
+    """``101`` or ``101#5`` (the board as it stood after 5 moves)."""
+    m = _BOARD_REF.match(text)
+    if not m:
+        raise CommandError(f"{text!r} is not a board number (e.g. 101, or 101#5 for after move 5)")
+    return int(m.group(1)), int(m.group(2)) if m.group(2) else None
+
+
+def find_board(session: Session, game: Game, number: int, lock: bool = False) -> Board:
+    """The board; with ``lock`` its row is locked until the transaction ends."""
+    query = select(Board).where(Board.game == game.name, Board.number == number)
+    if lock:
+        query = query.with_for_update()
+    board = session.scalars(query).one_or_none()
+    if board is None:
+        raise CommandError(f"There is no {game.title} Board {number}", title=game.title)
+    return board
+
+
+def seat_users(board: Board) -> list[User]:
+    return [s.user for s in board.seats]
+
+
+def seat_of(board: Board, user: User) -> int | None:
+    for s in board.seats:
+        if s.user_id == user.id:
+            return s.seat
+    return None
+
+
+def user_to_move(board: Board) -> User | None:
+    return None if board.to_move is None else seat_users(board)[board.to_move]
+
+
+def next_board_number(session: Session, game: Game) -> int:
+    top = session.scalar(select(func.max(Board.number)).where(Board.game == game.name))
+    return FIRST_BOARD if top is None else top + 1
+
+
+def create_board(
+    session: Session,
+    game: Game,
+    users: list[User],
+    options: dict[str, Any],
+    nagtime: float,
+    forfeittime: float,
+) -> tuple[Board, Any]:
+    state = game.start(options, len(users))
+    board = Board(
+        game=game.name,
+        number=next_board_number(session, game),
+        options=options,
+        state=game.dump(state),
+        ply=0,
+        to_move=game.to_move(state),
+        status="active",
+        pending={},
+        nagtime=nagtime,
+        forfeittime=forfeittime,
+    )
+    board.seats = [Seat(seat=i, user_id=u.id) for i, u in enumerate(users)]
+    session.add(board)
+    session.flush()
+    return board, state
+
+
+def moves_of(session: Session, board: Board) -> list[Move]:
+    return list(session.scalars(select(Move).where(Move.board_id == board.id).order_by(Move.ply)))
+
+
+def replay(game: Game, board: Board, moves: list[Move], upto: int | None = None) -> Any:
+    """The state after ``upto`` moves, rebuilt from the stored move list."""
+    state = game.start(board.options, len(board.seats))
+    for mv in moves[: len(moves) if upto is None else upto]:
+        if mv.move == "resign":  # only stored where the game plays on (see resign_state)
+            state = game.resign(state, mv.seat)
+        else:
+            state = game.play(state, mv.seat, mv.move)
+    return state
+
+
+def apply_state(board: Board, game: Game, state: Any) -> Outcome | None:
+    """Store ``state`` on the board and finish it if the game is over."""
+    board.state = game.dump(state)
+    previous = board.to_move
+    board.to_move = game.to_move(state)
+    if board.to_move != previous:
+        board.turn_since = utcnow()
+        board.reminders_sent = 0
+    outcome = game.outcome(state)
+    if outcome is not None:
+        finish(board, outcome)
+    return outcome
+
+
+def finish(board: Board, outcome: Outcome) -> None:
+    board.status = "finished"
+    board.to_move = None
+    board.finished_at = utcnow()
+    board.outcome = {
+        "winners": list(outcome.winners),
+        "losers": list(outcome.losers),
+        "reason": outcome.reason,
+        "grade": outcome.grade,
+    }
+    pending = dict(board.pending or {})
+    for key in ("resign", "vote", "queue"):
+        pending.pop(key, None)
+    board.pending = pending
+
+
+def record_move(session: Session, board: Board, seat: int, move: str) -> None:
+    board.ply += 1
+    session.add(Move(board_id=board.id, ply=board.ply, seat=seat, move=move))
+
+
+def player_label(board: Board, game: Game, state: Any, seat: int) -> str:
+    names = game.seat_names(state)
+    user = seat_users(board)[seat].userid
+    return f"{user} ({names[seat]})" if seat < len(names) else user
+
+
+def status_line(board: Board, game: Game, state: Any) -> str:
+    """Whose turn it is, or the result with its grade."""
+    if board.status == "removed":
+        return "This board was removed: a player resigned before making a move."
+    if board.outcome is not None:
+        out = board.outcome
+        if out["winners"]:
+            who = " and ".join(player_label(board, game, state, s) for s in out["winners"])
+            verb = "wins" if len(out["winners"]) == 1 else "win"
+            text = f"Game over: {who} {verb} ({out['reason']})."
+        else:
+            text = f"Game over: a draw ({out['reason']})."
+        if out.get("grade"):
+            text += f" Grade: {out['grade']}."
+        return text
+    assert board.to_move is not None
+    text = f"It is {player_label(board, game, state, board.to_move)}'s move (move #{board.ply + 1})."
+    pending = board.pending or {}
+    if pending.get("vote"):
+        vote = pending["vote"]
+        text += f"\n{vote['by']} proposes {vote['kind']}; waiting for the others to accept or reject."
+    return text
+
+
+def move_list(board: Board, moves: list[Move], whole: bool) -> str:
+    users = seat_users(board)
+    shown = moves if whole else moves[-RECENT_MOVES:]
+    if not shown:
+        return "No moves yet."
+    head = "Moves:" if whole or len(shown) == len(moves) else f"Last {len(shown)} of {len(moves)} moves:"
+    lines = [head] + [f"  {m.ply:>4}. {users[m.seat].userid:<16} {m.move}" for m in shown]
+    return "\n".join(lines)
+
+
+def board_text(
+    settings: Settings,
+    board: Board,
+    game: Game,
+    state: Any,
+    moves: list[Move],
+    headline: str,
+    viewer: int | None,
+    whole: bool,
+    comment_by: str | None = None,
+    comment: str = "",
+) -> str:
+    """The body of a board mail, in commands.md's order."""
+    compact = bool(board.options.get("compact"))
+    parts = [headline.strip(), status_line(board, game, state), move_list(board, moves, whole)]
+    parts.append(game.render(state, compact=compact, seat=viewer).rstrip("\n"))
+    players = ", ".join(player_label(board, game, state, i) for i in range(len(board.seats)))
+    parts.append(f"Players: {players}")
+    if comment.strip() and comment_by:
+        parts.append(f"{comment_by} writes:\n" + "\n".join("  " + line for line in comment.splitlines()))
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def show_text_at(board: Board, game: Game, state: Any, moves: list[Move], headline: str) -> str:
+    """A past position for ``show BOARD#N``: the board's current status does not apply."""
+    seat = game.to_move(state)
+    if seat is None:
+        status = "The game was over at this point."
+    else:
+        status = f"At this point it was {player_label(board, game, state, seat)}'s move (move #{len(moves) + 1})."
+    compact = bool(board.options.get("compact"))
+    parts = [headline, status, move_list(board, moves, True), game.render(state, compact=compact).rstrip("\n")]
+    return "\n\n".join(parts) + "\n"
+
+
+def board_subject(board: Board, game: Game, new: bool = False) -> str:
+    if board.status != "active":
+        return f"{game.title} Board {board.number} Finished"
+    user = user_to_move(board)
+    prefix = "New " if new else ""
+    return f"{prefix}{game.title} Board {board.number} {user.userid if user else ''}".rstrip()
+
+
+def watchers(session: Session, board: Board) -> list[User]:
+    """Users who follow the board without playing (see server.watchers)."""
+    from server.watchers import board_watchers
+
+    return board_watchers(session, board)
+
+
+def announce(
+    ctx: Context,
+    board: Board,
+    game: Game,
+    state: Any,
+    headline: str,
+    new: bool = False,
+    comment_by: str | None = None,
+    comment: str = "",
+) -> list[Mail]:
+    """One board mail per player (drawn from their seat) and per watcher."""
+    moves = moves_of(ctx.session, board)
+    whole = new or board.status != "active"
+    subject = board_subject(board, game, new)
+    root = board_root(ctx.settings, game.name, board.number)
+    mails: list[Mail] = []
+    recipients: list[tuple[User, int | None]] = [(u, i) for i, u in enumerate(seat_users(board))]
+    recipients += [(u, None) for u in watchers(ctx.session, board)]
+    for user, seat in recipients:
+        if not user.active or not user.addresses:
+            continue
+        body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment)
+        mails.append(Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid]))
+    return mails

@@ -1,0 +1,371 @@
+"""The ``pbmserv`` command-line tool.
+
+Every setting is a flag on the top-level group and an environment variable
+(``PBMSERV_DATABASE_URL``, ``PBMSERV_ADDRESS``, ...), so a systemd unit, a
+crontab line and a shell all configure the server the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+
+import click
+from sqlalchemy import func, select
+
+import games
+from server.commands import CommandError, Context, Request, dispatch
+from server.config import DEFAULT_DATABASE_URL, Settings
+from server.database import Database
+from server.model import Board, Inbound, Outbox, User, utcnow
+from server.replies import queue
+
+EX_TEMPFAIL = 75
+
+
+class App:
+    """What the subcommands share: settings, and the database opened on demand."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._db: Database | None = None
+
+    @property
+    def db(self) -> Database:
+        if self._db is None:
+            self._db = Database(self.settings.database_url)
+            self._db.upgrade()
+        return self._db
+
+
+pass_app = click.make_pass_decorator(App)
+
+
+def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> list[str]:
+    out = [a for v in value for a in v.replace(",", " ").split()]
+    return out or ["pbmserv@localhost"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--database-url", envvar="PBMSERV_DATABASE_URL", default=DEFAULT_DATABASE_URL, show_default=True,
+              help="SQLAlchemy URL: sqlite:///FILE (embedded default) or postgresql://user@host/db.")
+@click.option("--address", "addresses", envvar="PBMSERV_ADDRESS", multiple=True, callback=_split_addresses,
+              help="Our own address (repeatable; env: space-separated). Only these are accepted as RCPT; "
+                   "the first is the From of every reply.  [default: pbmserv@localhost]")
+@click.option("--relay", envvar="PBMSERV_RELAY", default=None, help="host[:port] of the smarthost replies go to.")
+@click.option("--listen", envvar="PBMSERV_LISTEN", default="127.0.0.1:8025", show_default=True,
+              help="host:port the listener binds.")
+@click.option("--max-size", envvar="PBMSERV_MAX_SIZE", type=int, default=1024 * 1024, show_default=True,
+              help="Largest message accepted, in bytes (larger: 552).")
+@click.option("--rate-limit", envvar="PBMSERV_RATE_LIMIT", type=int, default=300, show_default=True,
+              help="Messages per hour one sender may send before we answer 450.")
+@click.option("--nagtime", envvar="PBMSERV_NAGTIME", type=float, default=7.0, show_default=True,
+              help="Default days before a reminder.")
+@click.option("--forfeittime", envvar="PBMSERV_FORFEITTIME", type=float, default=21.0, show_default=True,
+              help="Default days before a stalled player forfeits.")
+@click.option("--retry-base", envvar="PBMSERV_RETRY_BASE", type=float, default=60.0, show_default=True,
+              help="Seconds before the first delivery retry (doubled each try).")
+@click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
+@click.pass_context
+def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None, listen: str,
+         max_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float, verbose: int) -> None:
+    """pbmserv: a play-by-email game server."""
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    ctx.obj = App(Settings(database_url=database_url, addresses=addresses, relay=relay, listen=listen,
+                           max_size=max_size, rate_limit=rate_limit, nagtime=nagtime, forfeittime=forfeittime,
+                           retry_base=retry_base))
+
+
+@main.command()
+@click.option("--lmtp", is_flag=True, envvar="PBMSERV_LMTP", help="Speak LMTP (for Postfix's lmtp transport).")
+@pass_app
+def serve(app: App, lmtp: bool) -> None:
+    """Run the listener, the worker and the delivery loop until stopped."""
+    from server.serve import Server
+
+    logging.getLogger().setLevel(min(logging.getLogger().level, logging.INFO))
+    app.settings.lmtp = lmtp
+    server = Server(app.settings, app.db)
+    server.start()
+    host, port = app.settings.listen_hostport
+    click.echo(f"pbmserv listening on {host}:{port} ({'LMTP' if lmtp else 'SMTP'}); Ctrl-C stops it", err=True)
+    done = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: done.set())
+    done.wait()
+    server.stop()
+
+
+@main.command()
+@click.option("--sender", envvar="SENDER", default=None,
+              help="Envelope sender (Postfix pipe: ${sender}); default: the Return-Path or From header.")
+@pass_app
+def process(app: App, sender: str | None) -> None:
+    """Store and handle one message from standard input (for .forward/procmail pipes).
+
+    Exits 0 once the message is stored and handled, 75 (EX_TEMPFAIL) if the
+    database cannot be reached, so the MTA keeps the message and retries.
+    """
+    from email.parser import BytesHeaderParser
+    from email.utils import parseaddr
+
+    from server.inbound import RateLimited, store
+    from server.outbox import Deliverer
+    from server.worker import Worker
+
+    raw = sys.stdin.buffer.read()
+    if len(raw) > app.settings.max_size:
+        click.echo(f"message of {len(raw)} bytes is over the limit of {app.settings.max_size}", err=True)
+        sys.exit(1)
+    if sender is None:
+        head = BytesHeaderParser().parsebytes(raw)
+        sender = parseaddr(str(head.get("Return-Path") or head.get("From") or ""))[1]
+    try:
+        db = app.db
+        store(db, raw, sender if sender != "<>" else "", list(app.settings.addresses), app.settings.rate_limit)
+    except RateLimited:
+        click.echo("rate limit reached for this sender; try later", err=True)
+        sys.exit(EX_TEMPFAIL)
+    except Exception as exc:
+        click.echo(f"cannot store the message: {exc}", err=True)
+        sys.exit(EX_TEMPFAIL)
+    Worker(db, app.settings).drain()
+    if app.settings.relay:
+        Deliverer(db, app.settings).drain()
+
+
+@main.command()
+@pass_app
+def deliver(app: App) -> None:
+    """Send every reply that is due, once, then exit."""
+    from server.outbox import Deliverer
+
+    if not app.settings.relay:
+        raise click.UsageError("no relay: give --relay or PBMSERV_RELAY")
+    sent = Deliverer(app.db, app.settings).drain()
+    click.echo(f"{sent} handled")
+
+
+@main.group()
+def db() -> None:
+    """Database schema."""
+
+
+@db.command("upgrade")
+@pass_app
+def db_upgrade(app: App) -> None:
+    """Create or migrate the schema to the newest revision."""
+    app.db  # noqa: B018 - opening it upgrades
+    click.echo(f"schema up to date: {app.db.engine.url.render_as_string(hide_password=True)}")
+
+
+def admin_command(app: App, words: list[str]) -> str:
+    """Run a mail command as the admin, in one transaction, queueing its mails."""
+
+    def work(session):  # type: ignore[no-untyped-def]
+        request = Request(words=words, line=" ".join(words), sender=app.settings.address, admin=True)
+        ctx = Context(session=session, settings=app.settings, request=request, now=utcnow())
+        result = dispatch(ctx, words)
+        for mail in result.mails:
+            queue(session, app.settings, mail)
+        return result.text
+
+    try:
+        return app.db.run(work)
+    except (CommandError, games.GameError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@main.command(context_settings={"ignore_unknown_options": True})
+@click.argument("game")
+@click.argument("args", nargs=-1, required=True, type=click.UNPROCESSED)
+@pass_app
+def challenge(app: App, game: str, args: tuple[str, ...]) -> None:
+    """Start a board: GAME USER1 USER2 [USER3] [-OPTION[=VALUE] ...] (mails every player)."""
+    click.echo(admin_command(app, [game, "challenge", *args]))
+
+
+@main.group()
+def user() -> None:
+    """Accounts."""
+
+
+@user.command("add")
+@click.argument("userid")
+@click.argument("password")
+@click.argument("addresses", nargs=-1, required=True)
+@pass_app
+def user_add(app: App, userid: str, password: str, addresses: tuple[str, ...]) -> None:
+    """Open an account (no mail is sent)."""
+    from server import accounts
+
+    def work(session):  # type: ignore[no-untyped-def]
+        return accounts.create_user(session, userid, password, accounts.check_addresses(list(addresses), "")).userid
+
+    try:
+        click.echo(f"added {app.db.run(work)}")
+    except CommandError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@user.command("list")
+@pass_app
+def user_list(app: App) -> None:
+    """Every account with its addresses."""
+    with app.db.transaction() as session:
+        for u in session.scalars(select(User).order_by(User.userid)):
+            flags = ("" if u.active else " [closed]") + (" [vacation]" if u.vacation else "")
+            click.echo(f"{u.userid:<20} {', '.join(a.address for a in u.addresses)}{flags}")
+
+
+@user.command("passwd")
+@click.argument("userid")
+@click.argument("password")
+@pass_app
+def user_passwd(app: App, userid: str, password: str) -> None:
+    """Set a user's password."""
+    from server import accounts
+
+    def work(session):  # type: ignore[no-untyped-def]
+        accounts.set_password(accounts.require_user(session, userid), password)
+
+    try:
+        app.db.run(work)
+    except CommandError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"password of {userid.lower()} set")
+
+
+@main.group()
+def game() -> None:
+    """Boards."""
+
+
+@game.command("list")
+@click.argument("name", required=False)
+@click.option("--all", "show_all", is_flag=True, help="Finished and removed boards too.")
+@pass_app
+def game_list(app: App, name: str | None, show_all: bool) -> None:
+    """Boards of one game or of all games."""
+    from server import boards
+
+    with app.db.transaction() as session:
+        query = select(Board).order_by(Board.game, Board.number)
+        if name:
+            query = query.where(Board.game == boards.plugin_for(name).name)
+        if not show_all:
+            query = query.where(Board.status == "active")
+        for b in session.scalars(query):
+            players = ", ".join(u.userid for u in boards.seat_users(b))
+            mover = boards.user_to_move(b)
+            click.echo(f"{b.game:<14} {b.number:>5}  move {b.ply + 1:>4}  {b.status:<9} "
+                       f"{'to move: ' + mover.userid if mover else '':<22} {players}")
+
+
+@game.command("show")
+@click.argument("name")
+@click.argument("number", type=int)
+@pass_app
+def game_show(app: App, name: str, number: int) -> None:
+    """A board with its whole move list."""
+    click.echo(admin_command(app, [name, "show", str(number)]))
+
+
+@main.group()
+def outbox() -> None:
+    """The queue of outgoing mail."""
+
+
+@outbox.command("list")
+@click.option("--status", type=click.Choice(["pending", "sent", "failed", "all"]), default="pending", show_default=True)
+@pass_app
+def outbox_list(app: App, status: str) -> None:
+    """Outgoing mail by status."""
+    with app.db.transaction() as session:
+        query = select(Outbox).order_by(Outbox.id)
+        if status != "all":
+            query = query.where(Outbox.status == status)
+        for row in session.scalars(query):
+            click.echo(f"{row.id:>6} {row.status:<8} tries={row.tries:<2} {', '.join(row.recipients):<30} "
+                       f"{row.subject[:40]}  {row.last_error or ''}")
+
+
+@outbox.command("retry")
+@click.argument("ids", nargs=-1, type=int)
+@pass_app
+def outbox_retry(app: App, ids: tuple[int, ...]) -> None:
+    """Send failed (or delayed) mail again now: the ids given, else every failed one."""
+
+    def work(session):  # type: ignore[no-untyped-def]
+        query = select(Outbox).where(Outbox.status != "sent")
+        query = query.where(Outbox.id.in_(ids)) if ids else query.where(Outbox.status == "failed")
+        rows = session.scalars(query).all()
+        for row in rows:
+            row.status, row.next_attempt, row.claimed_until, row.tries = "pending", utcnow(), None, 0
+        return len(rows)
+
+    click.echo(f"{app.db.run(work)} queued again")
+
+
+@main.group()
+def inbound() -> None:
+    """Received mail, and the messages set aside after repeated failures."""
+
+
+@inbound.command("list")
+@click.option("--status", type=click.Choice(["new", "done", "ignored", "duplicate", "shunted", "all"]),
+              default="shunted", show_default=True)
+@pass_app
+def inbound_list(app: App, status: str) -> None:
+    """Stored messages by status (default: the ones set aside)."""
+    with app.db.transaction() as session:
+        query = select(Inbound).order_by(Inbound.id)
+        if status != "all":
+            query = query.where(Inbound.status == status)
+        for row in session.scalars(query):
+            err = (row.error or "").strip().splitlines()
+            click.echo(f"{row.id:>6} {row.status:<9} tries={row.tries} from={row.mail_from:<30} "
+                       f"{err[-1][:60] if err else ''}")
+
+
+@inbound.command("retry")
+@click.argument("ids", nargs=-1, type=int, required=True)
+@pass_app
+def inbound_retry(app: App, ids: tuple[int, ...]) -> None:
+    """Put set-aside messages back in the queue (after fixing what broke them)."""
+
+    def work(session):  # type: ignore[no-untyped-def]
+        rows = session.scalars(select(Inbound).where(Inbound.id.in_(ids), Inbound.status == "shunted")).all()
+        for row in rows:
+            row.status, row.tries, row.claimed_until = "new", 0, None
+        return len(rows)
+
+    click.echo(f"{app.db.run(work)} queued again")
+
+
+@main.command()
+@pass_app
+def status(app: App) -> None:
+    """Queue depths, active boards per game and the last error."""
+    with app.db.transaction() as session:
+        def count(model, *where):  # type: ignore[no-untyped-def]
+            return session.scalar(select(func.count()).select_from(model).where(*where))
+
+        click.echo(f"inbound pending:   {count(Inbound, Inbound.status == 'new')}")
+        click.echo(f"inbound set aside: {count(Inbound, Inbound.status == 'shunted')}")
+        click.echo(f"outbox pending:    {count(Outbox, Outbox.status == 'pending')}")
+        click.echo(f"outbox failed:     {count(Outbox, Outbox.status == 'failed')}")
+        rows = session.execute(select(Board.game, func.count()).where(Board.status == "active").group_by(Board.game))
+        for name, n in rows:
+            click.echo(f"active boards {name:<14} {n}")
+        last_in = session.scalars(select(Inbound).where(Inbound.error.is_not(None), Inbound.status.in_(["new", "shunted"]))
+                                  .order_by(Inbound.id.desc()).limit(1)).first()
+        last_out = session.scalars(select(Outbox).where(Outbox.last_error.is_not(None), Outbox.status != "sent")
+                                   .order_by(Outbox.id.desc()).limit(1)).first()
+        if last_in is not None:
+            click.echo(f"last inbound error (#{last_in.id}): {(last_in.error or '').strip().splitlines()[-1][:100]}")
+        if last_out is not None:
+            click.echo(f"last delivery error (#{last_out.id}): {(last_out.last_error or '')[:100]}")

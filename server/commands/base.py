@@ -1,0 +1,92 @@
+"""What every mail command is: a small class whose attributes build the help.
+
+As in Mailman, a command has a ``name``, an ``argument_description``, a
+one-line ``description`` and a ``process`` method; ``help commands`` is made
+from these, so the help never drifts from the code.  Which arguments are
+passwords is declared too, so every quoted command is masked the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, ClassVar
+
+from sqlalchemy.orm import Session
+
+from server.config import Settings
+from server.replies import Mail
+
+if TYPE_CHECKING:
+    from server.model import Board
+
+
+class CommandError(Exception):
+    """A refusal the player reads as it is; nothing the command did is kept."""
+
+    def __init__(self, message: str, board: Board | None = None, title: str | None = None) -> None:
+        super().__init__(message)
+        self.board = board
+        self.title = title
+
+
+@dataclass
+class Request:
+    """One command line and what the worker knows of the mail it came in."""
+
+    words: list[str]
+    line: str
+    sender: str
+    comment: str = ""
+    message_id: str = ""
+    multiple: bool = False
+    #: True for the admin's own command-line tool (no mail to answer).
+    admin: bool = False
+
+
+@dataclass
+class Result:
+    """What a command did: text for the sender, and mails for everyone else."""
+
+    text: str
+    subject: str = "pbmserv reply"
+    mails: list[Mail] = field(default_factory=list)
+    references: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Context:
+    session: Session
+    settings: Settings
+    request: Request
+    now: datetime
+
+
+class Command:
+    """Base class of mail commands."""
+
+    name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    argument_description: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    #: Positions (0-based, in the arguments after the command words) that hold passwords.
+    password_args: ClassVar[tuple[int, ...]] = ()
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        raise NotImplementedError
+
+
+def mask(words: list[str], prefix: int, command: type[Command] | Command | None) -> str:
+    """The command as typed, with every password replaced by ********.
+
+    For a command we do not know, everything after the first two words is
+    hidden: it may well hold a password.
+    """
+    if command is None:
+        shown = words[:2] + (["..."] if len(words) > 2 else [])
+        return " ".join(shown)
+    out = list(words)
+    for index in command.password_args:
+        if prefix + index < len(out):
+            out[prefix + index] = "********"
+    return " ".join(out)

@@ -1,0 +1,228 @@
+"""Account and general commands: help, signup, change, signoff, list, all, vacation."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+import games
+from server import accounts, boards
+from server.commands.base import Command, CommandError, Context, Result
+from server.commands.registry import GAME_VERBS, GENERAL, general
+from server.model import Board, Seat
+from server.resources import render_template
+
+
+def commands_help() -> str:
+    """``help commands``: built from the command classes themselves."""
+    lines = ["General commands:", ""]
+    seen: set[int] = set()
+    for word in sorted(GENERAL):
+        cmd = GENERAL[word]
+        if id(cmd) in seen:
+            continue
+        seen.add(id(cmd))
+        lines.append(f"  {cmd.name} {cmd.argument_description}".rstrip())
+        lines.append(f"      {cmd.description}")
+    lines += ["", "Game commands (GAME is a game's name, e.g. warpandweft):", ""]
+    seen.clear()
+    for word in sorted(GAME_VERBS):
+        cmd = GAME_VERBS[word]
+        if id(cmd) in seen:
+            continue
+        seen.add(id(cmd))
+        names = "|".join((cmd.name, *cmd.aliases))
+        lines.append(f"  GAME {names} {cmd.argument_description}".rstrip())
+        lines.append(f"      {cmd.description}")
+    return "\n".join(lines)
+
+
+def games_help() -> str:
+    lines = ["Games on this server:", ""]
+    for g in games.available():
+        aliases = f" (also: {', '.join(g.aliases)})" if g.aliases else ""
+        lines.append(f"  {g.name:<14} {g.title}, {g.players} players{aliases}")
+    lines += ["", "Send 'GAME help' (e.g. 'warpandweft help') for a game's rules and moves."]
+    return "\n".join(lines)
+
+
+@general
+class Help(Command):
+    name = "help"
+    argument_description = "[commands | games | GAME]"
+    description = "This help; 'help commands' lists every command, 'help GAME' a game's rules."
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        if not args:
+            return Result(render_template("help.txt", address=ctx.settings.address), subject="pbmserv help")
+        parts = []
+        for topic in args:
+            word = topic.lower()
+            if word == "commands":
+                parts.append(commands_help())
+            elif word == "games":
+                parts.append(games_help())
+            else:
+                try:
+                    game = games.load_game(word)
+                except games.UnknownGame:
+                    raise CommandError(
+                        f"No help on {topic!r}: try 'help', 'help commands', 'help games' or 'help GAME'"
+                    ) from None
+                parts.append(game.help())
+        return Result("\n\n".join(parts), subject=f"pbmserv help {' '.join(args)}")
+
+
+@general
+class Signup(Command):
+    name = "signup"
+    argument_description = "USERID PASSWORD [ADDRESS ...]"
+    description = "Open an account; mail goes to the addresses given, else to you."
+    password_args = (1,)
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        if len(args) < 2:
+            raise CommandError("Usage: signup USERID PASSWORD [ADDRESS ...]")
+        addresses = accounts.check_addresses(args[2:], ctx.request.sender)
+        user = accounts.create_user(ctx.session, args[0], args[1], addresses)
+        text = render_template(
+            "signup.txt", userid=user.userid, addresses=", ".join(addresses), address=ctx.settings.address
+        )
+        return Result(text, subject=f"pbmserv: welcome, {user.userid}")
+
+
+@general
+class Change(Command):
+    name = "change"
+    argument_description = "password USERID OLD NEW | address USERID PASSWORD [ADDRESS ...]"
+    description = "Change your password, or the addresses your mail goes to."
+    password_args = (2, 3)
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        what = args[0].lower() if args else ""
+        if what == "password" and len(args) == 4:
+            user = accounts.authenticate(ctx.session, args[1], args[2])
+            accounts.set_password(user, args[3])
+            return Result(f"The password of {user.userid} is changed.", subject="pbmserv: password changed")
+        if what == "address" and len(args) >= 3:
+            user = accounts.authenticate(ctx.session, args[1], args[2])
+            addresses = accounts.check_addresses(args[3:], ctx.request.sender)
+            accounts.set_addresses(user, addresses)
+            return Result(
+                f"Mail for {user.userid} now goes to: {', '.join(addresses)}", subject="pbmserv: address changed"
+            )
+        raise CommandError("Usage: change password USERID OLD NEW, or change address USERID PASSWORD [ADDRESS ...]")
+
+
+@general
+class Signoff(Command):
+    name = "signoff"
+    argument_description = "USERID PASSWORD"
+    description = "Close your account; your running games are resigned."
+    password_args = (1,)
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        if len(args) != 2:
+            raise CommandError("Usage: signoff USERID PASSWORD")
+        user = accounts.authenticate(ctx.session, args[0], args[1])
+        from server.commands.play import resign_now
+
+        mails = []
+        running = ctx.session.scalars(
+            select(Board).join(Seat).where(Seat.user_id == user.id, Board.status == "active")
+        ).all()
+        for board in running:
+            game = boards.plugin_for(board.game)
+            seat = boards.seat_of(board, user)
+            assert seat is not None
+            mails += resign_now(ctx, board, game, seat, user, reason=f"{user.userid} signed off")
+        user.active = False
+        text = f"The account {user.userid} is closed."
+        if running:
+            text += f" Resigned: {', '.join(f'{b.game} {b.number}' for b in running)}."
+        return Result(text, subject="pbmserv: signed off", mails=mails)
+
+
+@general
+class Vacation(Command):
+    name = "vacation"
+    argument_description = "USERID PASSWORD on|off"
+    description = "While on, you get no reminders and no forfeits; opponents are told."
+    password_args = (1,)
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        if len(args) != 3 or args[2].lower() not in ("on", "off"):
+            raise CommandError("Usage: vacation USERID PASSWORD on|off")
+        user = accounts.authenticate(ctx.session, args[0], args[1])
+        user.vacation = args[2].lower() == "on"
+        state = "on vacation: no reminders, no forfeits" if user.vacation else "back from vacation"
+        return Result(f"{user.userid} is {state}.", subject=f"pbmserv: vacation {args[2].lower()}")
+
+
+def boards_table(board_list: list[Board], title: str) -> str:
+    if not board_list:
+        return f"{title}: no boards."
+    lines = [f"{title}:", "", f"  {'Board':>5}  {'Move':>4}  {'Status':<22} Players"]
+    for b in board_list:
+        mover = boards.user_to_move(b)
+        if b.status == "active":
+            status = f"{mover.userid} to move" if mover else "active"
+            if mover and mover.vacation:
+                status += " (vacation)"
+        elif b.status == "removed":
+            status = "removed"
+        else:
+            winners = [boards.seat_users(b)[s].userid for s in (b.outcome or {}).get("winners", [])]
+            status = f"won by {', '.join(winners)}" if winners else "drawn"
+        players = ", ".join(u.userid for u in boards.seat_users(b))
+        lines.append(f"  {b.number:>5}  {b.ply + 1 if b.status == 'active' else b.ply:>4}  {status[:22]:<22} {players}")
+    return "\n".join(lines)
+
+
+@general
+class List(Command):
+    name = "list"
+    argument_description = "[GAME ...]"
+    description = "The active boards of those games (of all games if none)."
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        chosen = [boards.plugin_for(a) for a in args] if args else games.available()
+        parts = []
+        for game in chosen:
+            rows = ctx.session.scalars(
+                select(Board).where(Board.game == game.name, Board.status == "active").order_by(Board.number)
+            ).all()
+            parts.append(boards_table(list(rows), f"{game.title} ({game.name})"))
+        return Result("\n\n".join(parts), subject="pbmserv list")
+
+
+@general
+class All(Command):
+    name = "all"
+    argument_description = "show USERID [next|active]"
+    description = "That user's boards in every game; 'next': only where it is their move."
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        if len(args) < 2 or args[0].lower() != "show" or (len(args) > 2 and args[2].lower() not in ("next", "active")):
+            raise CommandError("Usage: all show USERID [next|active]")
+        user = accounts.require_user(ctx.session, args[1])
+        only_next = len(args) > 2 and args[2].lower() == "next"
+        rows = ctx.session.scalars(
+            select(Board).join(Seat).where(Seat.user_id == user.id, Board.status == "active").order_by(Board.game, Board.number)
+        ).all()
+        parts = []
+        for board in rows:
+            mover = boards.user_to_move(board)
+            if only_next and (mover is None or mover.id != user.id):
+                continue
+            game = boards.plugin_for(board.game)
+            state = game.load(board.state)
+            moves = boards.moves_of(ctx.session, board)
+            head = f"{game.title} Board {board.number}"
+            parts.append(
+                boards.board_text(ctx.settings, board, game, state, moves, head, boards.seat_of(board, user), False)
+            )
+        if not parts:
+            which = "where it is their move" if only_next else "active"
+            return Result(f"{user.userid} has no {which} boards.", subject=f"pbmserv: boards of {user.userid}")
+        sep = "\n" + "=" * 72 + "\n\n"
+        return Result(sep.join(parts), subject=f"pbmserv: boards of {user.userid}")

@@ -1,0 +1,374 @@
+"""Game commands: help, challenge, move (and its words), swap, resign, show, games."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlalchemy import func, select
+
+from games import Game, Outcome
+from server import accounts, boards
+from server.commands.base import CommandError, Context, Result
+from server.commands.registry import GameCommand, game_verb
+from server.model import Board, Move, Seat, User, utcnow
+from server.replies import Mail, board_root
+
+_MOVENO = re.compile(r"^(?P<move>.*?)#(?P<n>\d+)$")
+#: Move words the server handles itself; everything else goes to the plugin.
+SERVER_WORDS = ("resign", "propose", "undo", "accept", "reject")
+
+
+def split_moveno(text: str) -> tuple[str, int | None]:
+    """``L11#5`` -> ("L11", 5).  A lone ``#`` (or ``+``) at the end is a check mark."""
+    m = _MOVENO.match(text)
+    if m:
+        return m.group("move").strip(), int(m.group("n"))
+    if "#" in text.rstrip("#+"):
+        raise CommandError(
+            f"{text!r}: a move number is written MOVE#N, N being the number of this move (e.g. L11#5)"
+        )
+    return text.rstrip("#+").strip() or text, None
+
+
+def parse_days(value: str, what: str) -> float:
+    try:
+        days = float(value)
+    except ValueError:
+        raise CommandError(f"--{what}={value}: give a number of days, e.g. --{what}=7") from None
+    if not 0.5 <= days <= 365:
+        raise CommandError(f"--{what}={value}: give between 0.5 and 365 days")
+    return days
+
+
+@game_verb
+class GameHelp(GameCommand):
+    name = "help"
+    description = "Rules, options and move syntax of that game."
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        return Result(game.help(), subject=f"{game.title} help")
+
+
+@game_verb
+class Challenge(GameCommand):
+    name = "challenge"
+    argument_description = "USER1 USER2 [USER3] [-OPTION[=VALUE] ...] [--nagtime=DAYS] [--forfeittime=DAYS]"
+    description = "Start a board at once; USER1 moves first. The body is the first comment."
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        names = [a for a in args if not a.startswith("-")]
+        server_opts = [a for a in args if a.startswith("--")]
+        game_opts = [a for a in args if a.startswith("-") and not a.startswith("--")]
+        if len(names) != game.players:
+            raise CommandError(
+                f"{game.title} needs {game.players} players: {game.name} challenge "
+                + " ".join(f"USER{i + 1}" for i in range(game.players)),
+                title=game.title,
+            )
+        nagtime, forfeittime = ctx.settings.nagtime, ctx.settings.forfeittime
+        for opt in server_opts:
+            key, _, value = opt[2:].partition("=")
+            if key.lower() == "nagtime":
+                nagtime = parse_days(value, "nagtime")
+            elif key.lower() == "forfeittime":
+                forfeittime = parse_days(value, "forfeittime")
+            else:
+                raise CommandError(f"Unknown option {opt}; server options are --nagtime=DAYS and --forfeittime=DAYS")
+        options = game.parse_options(game_opts)
+        users = [accounts.require_user(ctx.session, n) for n in names]
+        if len({u.id for u in users}) != len(users):
+            raise CommandError("A player cannot sit at the same board twice", title=game.title)
+        check_policies(ctx, game, users)
+        board, state = boards.create_board(ctx.session, game, users, options, nagtime, forfeittime)
+        challenger = challenger_name(ctx)
+        headline = f"{challenger} started {game.title} Board {board.number}: " + " vs ".join(u.userid for u in users) + "."
+        mails = boards.announce(ctx, board, game, state, headline, new=True, comment_by=challenger, comment=ctx.request.comment)
+        return Result(
+            headline,
+            subject=boards.board_subject(board, game, new=True),
+            mails=mails,
+            references=[board_root(ctx.settings, game.name, board.number)],
+        )
+
+
+def challenger_name(ctx: Context) -> str:
+    """The userid whose address sent the challenge, else the address itself."""
+    if ctx.request.admin:
+        return "The admin"
+    sender = ctx.request.sender.lower()
+    from server.model import Address
+
+    owner = ctx.session.scalars(select(Address).where(func.lower(Address.address) == sender)).first()
+    return owner.user.userid if owner is not None and owner.user.active else ctx.request.sender
+
+
+def check_policies(ctx: Context, game: Game, users: list[User]) -> None:
+    """Refuse a challenge that a player's challenge policy does not allow."""
+    challenger = challenger_name(ctx)
+    for user in users:
+        if user.userid == challenger:
+            continue
+        if user.challenge_policy == "reject":
+            raise CommandError(f"{user.userid} does not accept challenges", title=game.title)
+        if user.board_limit is not None:
+            active = ctx.session.scalar(
+                select(func.count()).select_from(Board).join(Seat).where(Seat.user_id == user.id, Board.status == "active")
+            )
+            if active >= user.board_limit:
+                raise CommandError(
+                    f"{user.userid} plays at most {user.board_limit} boards at a time and has {active}", title=game.title
+                )
+
+
+class BoardCommand(GameCommand):
+    """A command naming BOARD USERID PASSWORD: locks the board, checks the player."""
+
+    password_args = (2,)
+
+    def open(self, ctx: Context, game: Game, args: list[str], usage: str) -> tuple[Board, User, int]:
+        if len(args) < 3:
+            raise CommandError(f"Usage: {game.name} {usage}", title=game.title)
+        number, at = boards.parse_board_ref(args[0])
+        if at is not None:
+            raise CommandError(f"{args[0]}: name the board without #N here", title=game.title)
+        board = boards.find_board(ctx.session, game, number, lock=True)
+        user = accounts.authenticate(ctx.session, args[1], args[2])
+        seat = boards.seat_of(board, user)
+        if seat is None:
+            raise CommandError(f"{user.userid} is not playing on {game.title} Board {number}", board=board, title=game.title)
+        return board, user, seat
+
+
+def require_active(board: Board, game: Game) -> None:
+    if board.status == "removed":
+        raise CommandError(f"{game.title} Board {board.number} was removed", board=board, title=game.title)
+    if board.status != "active":
+        raise CommandError(
+            f"{game.title} Board {board.number} is finished: " + boards.status_line(board, game, game.load(board.state)),
+            board=board,
+            title=game.title,
+        )
+
+
+def check_moveno(board: Board, game: Game, moveno: int | None) -> None:
+    if moveno is not None and moveno != board.ply + 1:
+        raise CommandError(
+            f"Your move was received as move #{moveno}, but the board is at move #{board.ply + 1}: "
+            "it was not played (was it sent twice?)",
+            board=board,
+            title=game.title,
+        )
+
+
+def check_turn(board: Board, game: Game, seat: int) -> None:
+    if board.to_move != seat:
+        mover = boards.user_to_move(board)
+        raise CommandError(
+            f"It is not your move: waiting for {mover.userid if mover else 'nobody'}", board=board, title=game.title
+        )
+
+
+def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, comment_by: str, seat: int | None) -> Result:
+    """Mails for everyone after a change, and the mover's own copy as the result."""
+    mails = boards.announce(ctx, board, game, state, headline, comment_by=comment_by, comment=ctx.request.comment)
+    moves = boards.moves_of(ctx.session, board)
+    text = boards.board_text(ctx.settings, board, game, state, moves, headline, seat, board.status != "active")
+    return Result(
+        text,
+        subject=boards.board_subject(board, game),
+        mails=mails,
+        references=[board_root(ctx.settings, game.name, board.number)],
+    )
+
+
+def play_move(ctx: Context, board: Board, game: Game, seat: int, move: str) -> tuple[Any, str]:
+    """Play ``move`` for ``seat``: store it, then apply resigns queued for the next player."""
+    state = game.load(board.state)
+    new_state = game.play(state, seat, move)
+    boards.record_move(ctx.session, board, seat, move)
+    pending = dict(board.pending or {})
+    pending.pop("vote", None)  # a normal move cancels a pending proposal
+    board.pending = pending
+    boards.apply_state(board, game, new_state)
+    return apply_queued_resigns(ctx, board, game, new_state)
+
+
+def apply_queued_resigns(ctx: Context, board: Board, game: Game, state: Any) -> tuple[Any, str]:
+    notes = []
+    while board.status == "active" and board.to_move in (board.pending or {}).get("resign", []):
+        seat = board.to_move
+        user = boards.seat_users(board)[seat]
+        state = resign_state(ctx, board, game, state, seat, f"{user.userid} resigned")
+        notes.append(f"{user.userid}'s resignation takes effect.")
+    return state, " ".join(notes)
+
+
+def resign_state(ctx: Context, board: Board, game: Game, state: Any, seat: int, reason: str) -> Any:
+    pending = dict(board.pending or {})
+    pending["resign"] = [s for s in pending.get("resign", []) if s != seat]
+    board.pending = pending
+    new_state = game.resign(state, seat)
+    if new_state is None:
+        others = tuple(i for i in range(len(board.seats)) if i != seat)
+        boards.finish(board, Outcome(winners=others, losers=(seat,), reason=reason))
+        return state
+    boards.record_move(ctx.session, board, seat, "resign")
+    boards.apply_state(board, game, new_state)
+    return new_state
+
+
+def has_moved(ctx: Context, board: Board, seat: int) -> bool:
+    return bool(ctx.session.scalar(select(func.count()).select_from(Move).where(Move.board_id == board.id, Move.seat == seat)))
+
+
+def resign_now(ctx: Context, board: Board, game: Game, seat: int, user: User, reason: str) -> list[Mail]:
+    """Resign at once (signoff, or on one's turn); a seat that never moved removes the board."""
+    state = game.load(board.state)
+    if not has_moved(ctx, board, seat):
+        board.status = "removed"
+        board.to_move = None
+        board.finished_at = utcnow()
+        board.pending = {}
+        headline = f"{user.userid} resigned before making a move: {game.title} Board {board.number} is removed."
+    else:
+        state = resign_state(ctx, board, game, state, seat, reason)
+        state, notes = apply_queued_resigns(ctx, board, game, state)
+        headline = f"{user.userid} resigned. {notes}".strip()
+    return boards.announce(ctx, board, game, state, headline)
+
+
+def resign(ctx: Context, board: Board, game: Game, seat: int, user: User) -> Result:
+    queued = (board.pending or {}).get("resign", [])
+    if board.to_move == seat or not has_moved(ctx, board, seat):
+        mails = resign_now(ctx, board, game, seat, user, reason=f"{user.userid} resigned")
+        text = mails[0].body if mails else f"{user.userid} resigned."
+        return Result(text, subject=boards.board_subject(board, game), mails=mails,
+                      references=[board_root(ctx.settings, game.name, board.number)])
+    pending = dict(board.pending or {})
+    if seat in queued:
+        pending["resign"] = [s for s in queued if s != seat]
+        text = f"Your resignation on {game.title} Board {board.number} is withdrawn."
+    else:
+        pending["resign"] = [*queued, seat]
+        text = (
+            f"Your resignation on {game.title} Board {board.number} is recorded: it takes effect "
+            "at your next turn. Send it again to withdraw it."
+        )
+    board.pending = pending
+    return Result(text, subject=f"{game.title} Board {board.number} resign")
+
+
+@game_verb
+class MoveCommand(BoardCommand):
+    name = "move"
+    aliases = ("board", "mvoe")
+    argument_description = "BOARD USERID PASSWORD MOVE[#N]"
+    description = "Play MOVE (also swap, pass, resign, propose, undo, accept, reject); #N guards against stale mail."
+    password_args = (2,)
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        board, user, seat = self.open(ctx, game, args, "move BOARD USERID PASSWORD MOVE[#N]")
+        if len(args) < 4:
+            raise CommandError("No move given: move BOARD USERID PASSWORD MOVE[#N]", board=board, title=game.title)
+        move, moveno = split_moveno(" ".join(args[3:]))
+        require_active(board, game)
+        check_moveno(board, game, moveno)
+        word = move.lower()
+        if word == "resign":
+            return resign(ctx, board, game, seat, user)
+        if word in ("propose", "undo", "accept", "reject"):
+            from server.commands.votes import vote
+
+            return vote(ctx, board, game, seat, user, word)
+        check_turn(board, game, seat)
+        state, notes = play_move(ctx, board, game, seat, move)
+        headline = f"{user.userid} played {move}. {notes}".strip()
+        return played(ctx, board, game, state, headline, user.userid, seat)
+
+
+@game_verb
+class Swap(GameCommand):
+    name = "swap"
+    argument_description = "BOARD USERID PASSWORD"
+    description = "The pie rule, where the game allows it: same as 'move ... swap'."
+    password_args = (2,)
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        return MoveCommand().run(ctx, game, [*args[:3], "swap"])
+
+
+@game_verb
+class Resign(GameCommand):
+    name = "resign"
+    argument_description = "BOARD USERID PASSWORD"
+    description = "Resign; out of turn it takes effect at your next turn (send again to withdraw)."
+    password_args = (2,)
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        return MoveCommand().run(ctx, game, [*args[:3], "resign"])
+
+
+@game_verb
+class Show(GameCommand):
+    name = "show"
+    argument_description = "BOARD[#N] ..."
+    description = "Mail the board (as it stood after N moves) with its full move list."
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        if not args:
+            raise CommandError(f"Usage: {game.name} show BOARD[#N] ...", title=game.title)
+        parts = []
+        board = None
+        for ref in args:
+            number, at = boards.parse_board_ref(ref)
+            board = boards.find_board(ctx.session, game, number)
+            moves = boards.moves_of(ctx.session, board)
+            if at is not None and at > len(moves):
+                raise CommandError(f"Board {number} has only {len(moves)} moves; #{at} is not one", board=board, title=game.title)
+            if at is None:
+                state = game.load(board.state)
+                head = f"{game.title} Board {board.number}"
+                parts.append(boards.board_text(ctx.settings, board, game, state, moves, head, None, True))
+            else:
+                state = boards.replay(game, board, moves, at)
+                head = f"{game.title} Board {board.number} as it stood after move #{at}"
+                parts.append(boards.show_text_at(board, game, state, moves[:at], head))
+        assert board is not None
+        subject = boards.board_subject(board, game) if len(args) == 1 else f"{game.title} boards"
+        return Result(("\n" + "=" * 72 + "\n\n").join(parts), subject=subject,
+                      references=[board_root(ctx.settings, game.name, board.number)] if len(args) == 1 else [])
+
+
+@game_verb
+class Games(GameCommand):
+    name = "games"
+    argument_description = "[USERID ...] [all|active|inactive|next]"
+    description = "A table of boards: number, move, players, status."
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        from server.commands.general import boards_table
+
+        which = "active"
+        names = []
+        for a in args:
+            if a.lower() in ("all", "active", "inactive", "next"):
+                which = a.lower()
+            else:
+                names.append(a)
+        users = [accounts.require_user(ctx.session, n) for n in names]
+        query = select(Board).where(Board.game == game.name).order_by(Board.number)
+        if which in ("active", "next"):
+            query = query.where(Board.status == "active")
+        elif which == "inactive":
+            query = query.where(Board.status != "active")
+        rows = list(ctx.session.scalars(query))
+        if users:
+            ids = {u.id for u in users}
+            rows = [b for b in rows if ids & {s.user_id for s in b.seats}]
+        if which == "next":
+            ids = {u.id for u in users} if users else None
+            rows = [b for b in rows if b.to_move is not None and (ids is None or b.seats[b.to_move].user_id in ids)]
+        title = f"{game.title} boards ({which}{': ' + ', '.join(u.userid for u in users) if users else ''})"
+        return Result(boards_table(rows, title), subject=f"{game.title} games")
+

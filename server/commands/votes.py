@@ -1,0 +1,67 @@
+"""Votes on a board: a draw offer or a take-back, settled by every other player.
+
+All other players must accept; one reject cancels; a normal move cancels a
+pending offer (see ``play_move``).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import delete
+
+from games import Game, Outcome
+from server import boards
+from server.commands.base import CommandError, Context, Result
+from server.commands.play import played
+from server.model import Board, Move, User
+
+KINDS = {"propose": "a draw", "undo": "taking back the last move"}
+
+
+def vote(ctx: Context, board: Board, game: Game, seat: int, user: User, word: str) -> Result:
+    pending = dict(board.pending or {})
+    current = pending.get("vote")
+    state = game.load(board.state)
+    if word in KINDS:
+        if current:
+            raise CommandError(
+                f"{current['by']} already proposes {current['kind']}: accept or reject that first",
+                board=board, title=game.title,
+            )
+        if word == "undo" and board.ply == 0:
+            raise CommandError("There is no move to take back yet", board=board, title=game.title)
+        pending["vote"] = {"kind": KINDS[word], "word": word, "by": user.userid, "by_seat": seat, "accepted": [seat]}
+        board.pending = pending
+        headline = f"{user.userid} proposes {KINDS[word]}. The other players: send accept or reject."
+        return played(ctx, board, game, state, headline, user.userid, seat)
+    if not current:
+        raise CommandError("Nothing to accept or reject: no proposal is pending", board=board, title=game.title)
+    if word == "reject":
+        pending.pop("vote")
+        board.pending = pending
+        headline = f"{user.userid} rejects {current['kind']} (proposed by {current['by']})."
+        return played(ctx, board, game, state, headline, user.userid, seat)
+    if seat in current["accepted"]:
+        raise CommandError(f"You already accept {current['kind']}", board=board, title=game.title)
+    current = {**current, "accepted": [*current["accepted"], seat]}
+    if len(current["accepted"]) < len(board.seats):
+        pending["vote"] = current
+        board.pending = pending
+        return played(ctx, board, game, state, f"{user.userid} accepts {current['kind']}.", user.userid, seat)
+    pending.pop("vote")
+    board.pending = pending
+    if current["word"] == "propose":
+        boards.finish(board, Outcome(winners=(), losers=(), reason="draw by agreement"))
+        headline = f"{user.userid} accepts: the game is drawn by agreement."
+    else:
+        state = take_back(ctx, board, game)
+        headline = f"{user.userid} accepts: the last move is taken back."
+    return played(ctx, board, game, state, headline, user.userid, seat)
+
+
+def take_back(ctx: Context, board: Board, game: Game):  # type: ignore[no-untyped-def]
+    """Drop the last stored move and rebuild the board from the move list."""
+    ctx.session.execute(delete(Move).where(Move.board_id == board.id, Move.ply == board.ply))
+    board.ply -= 1
+    state = boards.replay(game, board, boards.moves_of(ctx.session, board))
+    boards.apply_state(board, game, state)
+    return state

@@ -1,0 +1,67 @@
+"""Settings of one pbmserv instance.
+
+Every setting has a command-line flag and an environment variable (the CLI
+wires both to the fields here), so the same server runs from a shell, a
+systemd unit or a container without a config file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+DEFAULT_DATABASE_URL = "sqlite:///pbmserv.db"
+
+
+def parse_hostport(text: str, default_port: int) -> tuple[str, int]:
+    """``host:port``, ``host`` or ``[v6]:port`` into a pair."""
+    text = text.strip()
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port = rest.lstrip(":")
+        return host, int(port) if port else default_port
+    if text.count(":") == 1:
+        host, port = text.split(":")
+        return host or "127.0.0.1", int(port)
+    return text, default_port
+
+
+@dataclass
+class Settings:
+    database_url: str = DEFAULT_DATABASE_URL
+    #: Our own addresses: the only RCPTs accepted, and the From of every reply.
+    addresses: list[str] = field(default_factory=lambda: ["pbmserv@localhost"])
+    listen: str = "127.0.0.1:8025"
+    lmtp: bool = False
+    relay: str | None = None
+    max_size: int = 1024 * 1024
+    #: Messages one envelope sender may send per hour before we answer 450.
+    rate_limit: int = 300
+    max_commands: int = 50
+    nagtime: float = 7.0
+    forfeittime: float = 21.0
+    #: First retry delay of the outbox, doubled per failed try.
+    retry_base: float = 60.0
+    max_delivery_tries: int = 12
+    #: Seconds a worker owns an inbound message before another may take it.
+    lease_seconds: float = 30.0
+    poll_interval: float = 0.5
+
+    @property
+    def address(self) -> str:
+        """The address replies come from."""
+        return self.addresses[0]
+
+    @property
+    def domain(self) -> str:
+        return self.address.rpartition("@")[2] or "localhost"
+
+    @property
+    def listen_hostport(self) -> tuple[str, int]:
+        return parse_hostport(self.listen, 8025)
+
+    @property
+    def relay_hostport(self) -> tuple[str, int] | None:
+        return parse_hostport(self.relay, 25) if self.relay else None
+
+    def is_ours(self, address: str) -> bool:
+        return address.strip().lower() in {a.lower() for a in self.addresses}

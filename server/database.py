@@ -1,0 +1,138 @@
+"""Engine, transactions and schema upgrades for SQLite and PostgreSQL.
+
+SQLite (the embedded default) runs in WAL mode with a busy timeout, and every
+transaction starts with ``BEGIN IMMEDIATE``: the write lock is taken up front,
+so two commands never both read a board and then race to write it.  On
+PostgreSQL the board row is locked with ``SELECT ... FOR UPDATE`` and queue
+rows are claimed with ``SKIP LOCKED``; several servers can share one database.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+from alembic import command as alembic_command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+from server.resources import migrations_dir
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class Database:
+    """One engine and its session factory."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """A session in one transaction: committed on success, rolled back on error."""
+        with self.sessions() as session, session.begin():
+            yield session
+
+    def run(self, work: Callable[[Session], T], attempts: int = 5) -> T:
+        """Run ``work`` in a transaction, retrying on lock conflicts and races.
+
+        A serialization failure, deadlock, busy SQLite or a lost race for a
+        unique key (two challenges taking the same board number) leaves
+        nothing behind, so running the whole unit again is safe.
+        """
+        for attempt in range(1, attempts + 1):
+            try:
+                with self.transaction() as session:
+                    return work(session)
+            except (OperationalError, IntegrityError, DBAPIError) as exc:
+                if attempt == attempts or not _retryable(exc):
+                    raise
+                log.info("transaction retry %d after %s", attempt, type(exc.orig).__name__)
+                time.sleep(0.02 * attempt)
+        raise AssertionError("unreachable")
+
+    def upgrade(self) -> None:
+        upgrade_schema(self.engine)
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _retryable(exc: DBAPIError) -> bool:
+    if isinstance(exc, IntegrityError):
+        return True
+    code = getattr(exc.orig, "sqlstate", None)
+    if code in ("40001", "40P01", "55P03"):
+        return True
+    message = str(exc.orig).lower()
+    return "database is locked" in message or "busy" in message
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        _sqlite_setup(engine)
+    else:
+        engine = create_engine(url, pool_pre_ping=True)
+    return engine
+
+
+def _sqlite_setup(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        # Let SQLAlchemy, not pysqlite, decide when transactions begin.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn) -> None:  # type: ignore[no-untyped-def]
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def alembic_config(engine: Engine | None = None) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(migrations_dir()))
+    if engine is not None:
+        url = engine.url.render_as_string(hide_password=False)
+        config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return config
+
+
+def upgrade_schema(engine: Engine) -> None:
+    """Create or upgrade the schema to the newest revision (idempotent).
+
+    On PostgreSQL an advisory lock keeps two servers starting together from
+    migrating at once.
+    """
+    config = alembic_config(engine)
+    with engine.connect() as conn:
+        if engine.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_lock(724137)"))
+            conn.commit()
+        try:
+            config.attributes["connection"] = conn
+            alembic_command.upgrade(config, "head")
+            conn.commit()
+        finally:
+            if engine.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_unlock(724137)"))
+                conn.commit()

@@ -1,0 +1,91 @@
+"""The SMTP/LMTP listener: the front door of the message path.
+
+It accepts RCPT only for our own addresses (never an open relay), refuses
+mail over the size limit (552, aiosmtpd's ``data_size_limit``), and answers
+250 only once the message is committed.  Any failure answers 451 so the
+sending MTA keeps the message and tries again: aiosmtpd's default turns an
+exception into a permanent 500, which would lose mail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Any
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.lmtp import LMTP
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from server.config import Settings
+from server.database import Database
+from server.inbound import RateLimited, store
+
+log = logging.getLogger("pbmserv.listener")
+
+
+class InboundHandler:
+    def __init__(self, db: Database, settings: Settings, wake: threading.Event | None = None) -> None:
+        self.db = db
+        self.settings = settings
+        self.wake = wake
+
+    async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str,
+                          rcpt_options: list[str]) -> str:
+        if not self.settings.is_ours(address):
+            return f"550 5.7.1 <{address}>: no such mailbox here (this server does not relay)"
+        envelope.rcpt_tos.append(address)
+        return "250 2.1.5 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        raw = envelope.original_content or b""
+        mail_from = envelope.mail_from or ""
+        if mail_from == "<>":
+            mail_from = ""
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(
+                None, store, self.db, raw, mail_from, list(envelope.rcpt_tos), self.settings.rate_limit
+            )
+        except RateLimited:
+            log.warning("rate limit: %s sent more than %d messages this hour", mail_from, self.settings.rate_limit)
+            return self._per_recipient(server, envelope, "450 4.7.1 Too many messages from you this hour; try later")
+        except Exception:
+            log.exception("could not store a message from %r", mail_from)
+            return self._per_recipient(server, envelope, "451 4.3.0 Temporary failure storing the message; try again")
+        if self.wake is not None:
+            self.wake.set()
+        return self._per_recipient(server, envelope, "250 2.0.0 Message accepted")
+
+    async def handle_exception(self, error: Exception) -> str:
+        log.exception("listener error", exc_info=error)
+        return "451 4.3.0 Temporary server error; try again later"
+
+    @staticmethod
+    def _per_recipient(server: SMTP, envelope: Envelope, status: str) -> str:
+        """LMTP answers DATA once per recipient; SMTP once."""
+        if isinstance(server, LMTP) and len(envelope.rcpt_tos) > 1:
+            return "\r\n".join([status] * len(envelope.rcpt_tos))
+        return status
+
+
+class Listener(Controller):
+    """aiosmtpd's threaded controller, speaking SMTP or LMTP."""
+
+    def __init__(self, handler: InboundHandler, settings: Settings, **kwargs: Any) -> None:
+        host, port = settings.listen_hostport
+        self.lmtp = settings.lmtp
+        super().__init__(
+            handler,
+            hostname=host,
+            port=port,
+            data_size_limit=settings.max_size,
+            enable_SMTPUTF8=True,
+            ident="pbmserv",
+            **kwargs,
+        )
+
+    def factory(self) -> SMTP:
+        cls = LMTP if self.lmtp else SMTP
+        return cls(self.handler, **self.SMTP_kwargs)

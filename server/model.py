@@ -1,0 +1,214 @@
+"""The stored state of the server: accounts, boards, moves and the two mail queues.
+
+Naming conventions are fixed on the metadata so Alembic's batch mode on
+SQLite and plain ALTERs on PostgreSQL produce the same constraint names.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    #: Lower-cased; userids are case-insensitive.
+    userid: Mapped[str] = mapped_column(String(32), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    vacation: Mapped[bool] = mapped_column(Boolean, default=False)
+    digest: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: Challenge policy: "accept" (default) or "reject"; limit caps active boards.
+    challenge_policy: Mapped[str] = mapped_column(String(10), default="accept")
+    board_limit: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    addresses: Mapped[list[Address]] = relationship(
+        back_populates="user", cascade="all, delete-orphan", order_by="Address.id"
+    )
+
+
+class Address(Base):
+    __tablename__ = "addresses"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    address: Mapped[str] = mapped_column(String(320))
+
+    user: Mapped[User] = relationship(back_populates="addresses")
+
+
+class Board(Base):
+    """One game in play (or finished): "Board 101" of a game."""
+
+    __tablename__ = "boards"
+    __table_args__ = (
+        UniqueConstraint("game", "number", name="uq_boards_game_number"),
+        Index("ix_boards_status_game", "status", "game"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(40))
+    number: Mapped[int] = mapped_column(Integer)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    state: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: Moves made so far (stored rows in ``moves``); ``#N`` must equal ply + 1.
+    ply: Mapped[int] = mapped_column(Integer, default=0)
+    #: Seat to move, None once finished.
+    to_move: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: "active", "finished" or "removed" (resigned before a first move).
+    status: Mapped[str] = mapped_column(String(12), default="active")
+    outcome: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    #: Server-side pending business: queued resigns, votes, queued moves.
+    pending: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    nagtime: Mapped[float] = mapped_column(Float, default=7.0)
+    forfeittime: Mapped[float] = mapped_column(Float, default=21.0)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    #: When the player to move got the move: reminders and forfeits count from here.
+    turn_since: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    #: Reminder periods already sent for the current turn.
+    reminders_sent: Mapped[int] = mapped_column(Integer, default=0)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+    seats: Mapped[list[Seat]] = relationship(
+        back_populates="board", cascade="all, delete-orphan", order_by="Seat.seat", lazy="selectin"
+    )
+
+
+class Seat(Base):
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("board_id", "seat", name="uq_seats_board_seat"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board_id: Mapped[int] = mapped_column(ForeignKey("boards.id", ondelete="CASCADE"))
+    seat: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+
+    board: Mapped[Board] = relationship(back_populates="seats")
+    user: Mapped[User] = relationship(lazy="joined")
+
+
+class Move(Base):
+    __tablename__ = "moves"
+    __table_args__ = (UniqueConstraint("board_id", "ply", name="uq_moves_board_ply"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board_id: Mapped[int] = mapped_column(ForeignKey("boards.id", ondelete="CASCADE"))
+    ply: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    move: Mapped[str] = mapped_column(String(200))
+    played_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Inbound(Base):
+    """A received message: stored (and committed) before the listener says 250."""
+
+    __tablename__ = "inbound"
+    __table_args__ = (Index("ix_inbound_status_id", "status", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    received_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    mail_from: Mapped[str] = mapped_column(String(320), default="")
+    rcpt_to: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    #: Message-ID, or a digest of the bytes when it has none: re-sent mail is not applied twice.
+    dedupe_key: Mapped[str] = mapped_column(String(300), index=True)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    #: "new", "done", "ignored" (RFC 3834: not answered), "duplicate", "shunted" (set aside).
+    status: Mapped[str] = mapped_column(String(12), default="new")
+    tries: Mapped[int] = mapped_column(Integer, default=0)
+    #: Commands of this message already applied, each in its own transaction.
+    commands_done: Mapped[int] = mapped_column(Integer, default=0)
+    results: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    claimed_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    claimed_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    done_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class Outbox(Base):
+    """A reply waiting for the relay; built whole in the command's transaction."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    envelope_from: Mapped[str] = mapped_column(String(320))
+    recipients: Mapped[list[Any]] = mapped_column(JSON)
+    subject: Mapped[str] = mapped_column(String(400), default="")
+    message: Mapped[bytes] = mapped_column(LargeBinary)
+    #: "pending", "sent" or "failed" (permanent refusal or too many tries).
+    status: Mapped[str] = mapped_column(String(10), default="pending")
+    tries: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    claimed_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    claimed_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class Subscription(Base):
+    """A user who follows a board: every move mail ("watch"), or only its end ("notify")."""
+
+    __tablename__ = "subscriptions"
+    __table_args__ = (UniqueConstraint("board_id", "user_id", "kind", name="uq_subscriptions_board_user_kind"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board_id: Mapped[int] = mapped_column(ForeignKey("boards.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(10), default="watch")
+
+    user: Mapped[User] = relationship(lazy="joined")
+
+
+class Rating(Base):
+    """A player's rating in one game (Elo; everyone starts at 1600)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (UniqueConstraint("game", "user_id", name="uq_ratings_game_user"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(40))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    rating: Mapped[float] = mapped_column(Float, default=1600.0)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+
+    user: Mapped[User] = relationship(lazy="joined")

@@ -1,0 +1,154 @@
+"""Delivering the outbox to the relay, at least once, with backoff.
+
+Rows are claimed for a lease (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so
+servers on several hosts never take the same row at once), sent over one
+SMTP connection per batch, and marked sent.  A crash between the relay's 250
+and the mark sends that mail again: at least once, never lost.  4xx answers
+and connection failures retry with exponential backoff; 5xx is final.
+"""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from server.config import Settings
+from server.database import Database
+from server.model import Outbox, utcnow
+from server.worker import worker_name
+
+log = logging.getLogger("pbmserv.outbox")
+CLAIM_SECONDS = 120
+
+
+@dataclass
+class Job:
+    id: int
+    envelope_from: str
+    recipients: list[str]
+    message: bytes
+    tries: int
+
+
+class Deliverer:
+    def __init__(self, db: Database, settings: Settings, name: str | None = None) -> None:
+        self.db = db
+        self.settings = settings
+        self.name = name or worker_name()
+
+    def claim(self, limit: int = 20) -> list[Job]:
+        def work(session: Session) -> list[Job]:
+            now = utcnow()
+            rows = session.scalars(
+                select(Outbox)
+                .where(
+                    Outbox.status == "pending",
+                    Outbox.next_attempt <= now,
+                    or_(Outbox.claimed_until.is_(None), Outbox.claimed_until < now),
+                )
+                .order_by(Outbox.id)
+                .limit(limit)
+                .with_for_update(skip_locked=True)
+            ).all()
+            for row in rows:
+                row.claimed_by = self.name
+                row.claimed_until = now + timedelta(seconds=CLAIM_SECONDS)
+            return [Job(r.id, r.envelope_from, list(r.recipients), r.message, r.tries) for r in rows]
+
+        return self.db.run(work)
+
+    def run_once(self) -> int:
+        """Deliver one batch; the number of rows handled (0: nothing due)."""
+        jobs = self.claim()
+        if not jobs:
+            return 0
+        relay = self.settings.relay_hostport
+        if relay is None:
+            self._release(jobs)
+            return 0
+        try:
+            with smtplib.SMTP(relay[0], relay[1], timeout=30) as smtp:
+                for job in jobs:
+                    self._send(smtp, job)
+        except (OSError, smtplib.SMTPException) as exc:
+            for job in jobs:
+                self._retry(job, f"relay {relay[0]}:{relay[1]}: {exc}", only_if_claimed=True)
+        return len(jobs)
+
+    def drain(self) -> int:
+        total = 0
+        while (n := self.run_once()):
+            total += n
+        return total
+
+    def _send(self, smtp: smtplib.SMTP, job: Job) -> None:
+        try:
+            refused = smtp.sendmail(job.envelope_from, job.recipients, job.message)
+        except smtplib.SMTPRecipientsRefused as exc:
+            codes = [code for code, _ in exc.recipients.values()]
+            if all(code >= 500 for code in codes):
+                self._fail(job, f"recipients refused: {exc.recipients}")
+            else:
+                self._retry(job, f"recipients refused: {exc.recipients}")
+            return
+        except smtplib.SMTPResponseException as exc:
+            if exc.smtp_code >= 500:
+                self._fail(job, f"{exc.smtp_code} {exc.smtp_error!r}")
+            else:
+                self._retry(job, f"{exc.smtp_code} {exc.smtp_error!r}")
+            return  # smtplib has reset the session; the next job can go
+        if refused:
+            log.warning("outbox %d: some recipients refused: %s", job.id, refused)
+        self._mark(job.id, "sent", None)
+
+    def _mark(self, row_id: int, status: str, error: str | None) -> None:
+        def work(session: Session) -> None:
+            row = session.get(Outbox, row_id, with_for_update=True)
+            if row is None:
+                return
+            row.status = status
+            row.tries += 1
+            row.last_error = error
+            row.claimed_until = None
+            if status == "sent":
+                row.sent_at = utcnow()
+
+        self.db.run(work)
+
+    def _fail(self, job: Job, error: str) -> None:
+        log.error("outbox %d failed for good: %s", job.id, error)
+        self._mark(job.id, "failed", error)
+
+    def _retry(self, job: Job, error: str, only_if_claimed: bool = False) -> None:
+        def work(session: Session) -> None:
+            row = session.get(Outbox, job.id, with_for_update=True)
+            if row is None or row.status != "pending" or (only_if_claimed and row.claimed_by != self.name):
+                return
+            row.tries += 1
+            row.last_error = error
+            row.claimed_until = None
+            if row.tries >= self.settings.max_delivery_tries:
+                row.status = "failed"
+                log.error("outbox %d gave up after %d tries: %s", job.id, row.tries, error)
+                return
+            delay = min(self.settings.retry_base * 2 ** (row.tries - 1), 6 * 3600)
+            row.next_attempt = utcnow() + timedelta(seconds=delay)
+            log.warning("outbox %d: %s; retry in %.0fs", job.id, error, delay)
+
+        self.db.run(work)
+
+    def _release(self, jobs: list[Job]) -> None:
+        def work(session: Session) -> None:
+            for job in jobs:
+                row = session.get(Outbox, job.id)
+                if row is not None and row.claimed_by == self.name:
+                    row.claimed_until = None
+
+        self.db.run(work)
+
+

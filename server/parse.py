@@ -1,0 +1,283 @@
+"""From raw bytes to commands: the part of the message path that reads mail.
+
+Players write from Thunderbird, webmail and phones, so the reader is lenient
+about what clients do to text (HTML-only bodies, quoted-printable, odd
+charsets, smart quotes, non-breaking spaces, "Re: Re: AW:" prefixes) and
+strict about what the command language says.  Nothing here raises on bad
+input: garbage MIME gives a message with no usable command, which the worker
+answers with a clear error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from email import policy
+from email.message import EmailMessage, Message
+from email.parser import BytesParser
+from email.utils import getaddresses, parseaddr
+from html.parser import HTMLParser
+
+#: Lines longer than this are cut before they are read as commands.
+MAX_LINE = 1000
+MAX_COMMENT = 8000
+
+_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|wg|vs|antw|tr)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
+_ON_WROTE = re.compile(r"^\s*(on\b.*wrote:|am\b.*schrieb.*:|le\b.*a écrit.*:)\s*$", re.IGNORECASE)
+
+_TRANSLATE = str.maketrans(
+    {
+        "\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u2009": " ", "\u200b": "",
+        "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
+        "\u2013": "-", "\u2014": "-", "\u2212": "-", "\ufeff": "",
+    }
+)
+
+
+@dataclass
+class ParsedMail:
+    """What the worker needs from one message."""
+
+    message_id: str
+    subject: str
+    #: Where error replies go: Reply-To, else From (never a null sender).
+    reply_to: str
+    from_address: str
+    commands: list[str]
+    #: True when the body was read line by line (empty or ``multiple`` subject).
+    multiple: bool
+    comment: str
+    #: Why the message must not be answered (RFC 3834), or None.
+    no_reply_reason: str | None = None
+    truncated: bool = False
+    problems: list[str] = field(default_factory=list)
+
+
+def dedupe_key(raw: bytes) -> str:
+    """Message-ID if there is one, else a digest of the bytes."""
+    try:
+        head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+        msg = BytesParser(policy=policy.compat32).parsebytes(head + b"\n\n", headersonly=True)
+        mid = (msg.get("Message-ID") or "").strip()
+    except Exception:
+        mid = ""
+    if mid and len(mid) < 290:
+        return "mid:" + mid
+    return "sha:" + hashlib.sha256(raw).hexdigest()
+
+
+def normalise(text: str) -> str:
+    text = unicodedata.normalize("NFC", text).translate(_TRANSLATE)
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def clean_subject(subject: str) -> str:
+    """Drop reply/forward prefixes and ``**`` markers, so a reply's subject still works."""
+    subject = normalise(subject).replace("\n", " ")
+    subject = " ".join(w for w in subject.split() if not set(w) <= {"*"})
+    previous = None
+    while previous != subject:
+        previous = subject
+        subject = _PREFIX.sub("", subject).strip()
+    return subject
+
+
+class _HTMLText(HTMLParser):
+    """Just enough HTML to text: block elements become line breaks."""
+
+    _BLOCK = {"p", "div", "br", "tr", "li", "pre", "h1", "h2", "h3", "h4", "blockquote", "table"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skip = 0
+        self._quote = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style", "head"):
+            self._skip += 1
+        if tag == "blockquote":
+            self._quote += 1
+        if tag in self._BLOCK:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style", "head") and self._skip:
+            self._skip -= 1
+        if tag == "blockquote" and self._quote:
+            self._quote -= 1
+        if tag in self._BLOCK:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self._skip:
+            return
+        if self._quote:
+            data = "\n".join("> " + line for line in data.splitlines())
+        self.parts.append(data)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def html_to_text(html: str) -> str:
+    parser = _HTMLText()
+    try:
+        parser.feed(html)
+        parser.close()
+    except Exception:
+        return re.sub(r"<[^>]*>", " ", html)
+    return parser.text()
+
+
+def _part_text(part: Message) -> str:
+    try:
+        content = part.get_content()  # type: ignore[attr-defined]
+        if isinstance(content, bytes):
+            content = content.decode("utf-8", "replace")
+        return str(content)
+    except Exception:
+        payload = part.get_payload(decode=True)
+        if isinstance(payload, bytes):
+            charset = part.get_content_charset() or "utf-8"
+            try:
+                return payload.decode(charset, "replace")
+            except LookupError:
+                return payload.decode("utf-8", "replace")
+        return payload if isinstance(payload, str) else ""
+
+
+def body_text(msg: Message) -> str:
+    """The first text/plain part that is not an attachment; else HTML as text."""
+    html: str | None = None
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        disposition = (part.get("Content-Disposition") or "").lower()
+        if "attachment" in disposition:
+            continue
+        ctype = part.get_content_type()
+        if ctype == "text/plain":
+            return _part_text(part)
+        if ctype == "text/html" and html is None:
+            html = _part_text(part)
+    return html_to_text(html) if html is not None else ""
+
+
+def _header(msg: Message, name: str) -> str:
+    try:
+        value = msg.get(name)
+    except Exception:
+        return ""
+    return "" if value is None else str(value)
+
+
+def no_reply_reason(msg: Message, envelope_from: str, own: set[str]) -> str | None:
+    """Why RFC 3834 (and common sense) says this message gets no answer."""
+    if envelope_from.strip() in ("", "<>"):
+        return "null envelope sender (a bounce)"
+    if any(str(v).strip().lower() in own for v in (msg.get_all("X-Loop") or [])):
+        return "carries our own X-Loop header"
+    auto = _header(msg, "Auto-Submitted").strip().lower()
+    if auto and not auto.startswith("no"):
+        return f"Auto-Submitted: {auto}"
+    if _header(msg, "Precedence").strip().lower() in ("bulk", "junk", "list"):
+        return "Precedence: " + _header(msg, "Precedence").strip().lower()
+    if any(k.lower().startswith("list-") for k in msg):
+        return "mailing-list mail (List-* headers)"
+    if _header(msg, "X-Ack").strip().lower() == "no":
+        return "X-Ack: no"
+    sender = parseaddr(_header(msg, "From"))[1].lower()
+    if sender in own or envelope_from.strip().lower() in own:
+        return "mail from our own address"
+    local = sender.partition("@")[0]
+    if local in ("mailer-daemon", "postmaster", "noreply", "no-reply"):
+        return f"sent by {local}"
+    return None
+
+
+def split_lines(text: str) -> list[str]:
+    return [line[:MAX_LINE] for line in text.split("\n")]
+
+
+def read_commands(body: str, limit: int) -> tuple[list[str], bool]:
+    """Body mode: one command a line until end/stop, a signature or a quote."""
+    commands: list[str] = []
+    for line in split_lines(body):
+        stripped = line.strip()
+        if line.rstrip() == "--" or line.startswith("-- "):
+            break
+        if stripped.startswith(">") or _ON_WROTE.match(stripped):
+            break
+        if stripped.lower() in ("end", "stop"):
+            break
+        if not stripped or stripped.startswith("#"):
+            continue
+        if len(commands) == limit:
+            return commands, True
+        commands.append(stripped)
+    return commands, False
+
+
+def read_comment(body: str) -> str:
+    """The body without quoted text, "On ... wrote:" lines and the signature."""
+    kept: list[str] = []
+    for line in split_lines(body):
+        if line.rstrip() == "--" or line.startswith("-- "):
+            break
+        if line.lstrip().startswith(">") or _ON_WROTE.match(line):
+            continue
+        kept.append(line.rstrip())
+    text = "\n".join(kept).strip("\n")
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text[:MAX_COMMENT]
+
+
+def parse_message(raw: bytes, envelope_from: str, own: set[str], max_commands: int = 50) -> ParsedMail:
+    problems: list[str] = []
+    try:
+        msg: Message = BytesParser(policy=policy.default).parsebytes(raw)
+    except Exception as exc:  # policy.default can raise on very broken headers
+        problems.append(f"unreadable message: {exc}")
+        msg = BytesParser(policy=policy.compat32).parsebytes(raw)
+    subject = clean_subject(_header(msg, "Subject"))[:MAX_LINE]
+    try:
+        body = normalise(body_text(msg))
+    except Exception as exc:
+        problems.append(f"unreadable body: {exc}")
+        body = ""
+    from_address = ""
+    try:
+        from_address = parseaddr(_header(msg, "From"))[1]
+        reply_pairs = getaddresses([_header(msg, "Reply-To")]) if _header(msg, "Reply-To") else []
+        reply_to = next((a for _, a in reply_pairs if "@" in a), "") or from_address
+    except Exception:
+        reply_to = from_address
+    if "@" not in reply_to:
+        reply_to = envelope_from.strip("<>") if "@" in envelope_from else ""
+    multiple = subject == "" or subject.lower() == "multiple"
+    truncated = False
+    if multiple:
+        commands, truncated = read_commands(body, max_commands)
+        comment = ""
+    else:
+        commands = [subject]
+        comment = read_comment(body)
+    return ParsedMail(
+        message_id=_header(msg, "Message-ID").strip(),
+        subject=subject,
+        reply_to=reply_to,
+        from_address=from_address,
+        commands=commands,
+        multiple=multiple,
+        comment=comment,
+        no_reply_reason=no_reply_reason(msg, envelope_from, own),
+        truncated=truncated,
+        problems=problems,
+    )
+
+
+def as_email_message(raw: bytes) -> EmailMessage:
+    return BytesParser(policy=policy.default).parsebytes(raw)  # type: ignore[return-value]

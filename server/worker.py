@@ -1,0 +1,257 @@
+"""Applying stored mail: one message at a time, one transaction per command.
+
+Each command's transaction locks the inbound row, checks that the command
+has not been applied yet (``commands_done``), applies it, queues its replies
+and moves ``commands_done`` on.  So a crash anywhere, or two workers taking
+the same message, can neither lose a command nor apply it twice.  Claims
+(``claimed_until``) only keep workers from doing the same work in parallel;
+correctness never rests on them.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+import traceback
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+import games
+from server.commands import CommandError, Context, Request, Result, dispatch, masked_line
+from server.config import Settings
+from server.database import Database
+from server.model import Inbound, utcnow
+from server.parse import ParsedMail, parse_message
+from server.replies import Mail, queue
+from server.resources import render_template
+
+log = logging.getLogger("pbmserv.worker")
+MAX_TRIES = 3
+
+
+@dataclass
+class StepResult:
+    ok: bool
+    text: str
+    subject: str
+    references: list[str]
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class Worker:
+    def __init__(self, db: Database, settings: Settings, name: str | None = None) -> None:
+        self.db = db
+        self.settings = settings
+        self.name = name or worker_name()
+        self.own = {a.lower() for a in settings.addresses}
+
+    # -- claiming ----------------------------------------------------------
+    def claim(self) -> int | None:
+        """The oldest unclaimed new message, claimed for a lease."""
+
+        def work(session: Session) -> int | None:
+            now = utcnow()
+            row = session.scalars(
+                select(Inbound)
+                .where(Inbound.status == "new", or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < now))
+                .order_by(Inbound.id)
+                .limit(1)
+                .with_for_update(skip_locked=True)
+            ).first()
+            if row is None:
+                return None
+            row.claimed_by = self.name
+            row.claimed_until = now + timedelta(seconds=self.settings.lease_seconds)
+            return row.id
+
+        return self.db.run(work)
+
+    def run_once(self) -> bool:
+        """Process one message if there is one; False when the queue is empty."""
+        inbound_id = self.claim()
+        if inbound_id is None:
+            return False
+        self.process(inbound_id)
+        return True
+
+    def drain(self) -> int:
+        count = 0
+        while self.run_once():
+            count += 1
+        return count
+
+    # -- processing ---------------------------------------------------------
+    def process(self, inbound_id: int) -> None:
+        try:
+            self._process(inbound_id)
+        except Exception:
+            self._failed(inbound_id, traceback.format_exc())
+
+    def _load(self, inbound_id: int) -> tuple[bytes, str, int, str, str]:
+        def work(session: Session) -> tuple[bytes, str, int, str, str]:
+            row = session.get(Inbound, inbound_id)
+            assert row is not None
+            return row.raw, row.mail_from, row.commands_done, row.status, row.dedupe_key
+
+        return self.db.run(work)
+
+    def _process(self, inbound_id: int) -> None:
+        raw, mail_from, done, status, key = self._load(inbound_id)
+        if status != "new":
+            return
+        parsed = parse_message(raw, mail_from, self.own, self.settings.max_commands)
+        if done == 0 and self._is_duplicate(inbound_id, key):
+            self._finish_quietly(inbound_id, "duplicate", f"same message as an earlier one ({key[:80]})")
+            return
+        if parsed.no_reply_reason or not parsed.reply_to:
+            reason = parsed.no_reply_reason or "no address to answer"
+            log.info("inbound %d from %r not answered: %s", inbound_id, mail_from, reason)
+            self._finish_quietly(inbound_id, "ignored", reason)
+            return
+        commands = parsed.commands
+        if not commands:
+            self._run_step(inbound_id, 0, parsed, None)
+            return
+        for index in range(done, len(commands)):
+            self._run_step(inbound_id, index, parsed, commands[index])
+
+    def _is_duplicate(self, inbound_id: int, key: str) -> bool:
+        def work(session: Session) -> bool:
+            earlier = session.scalars(
+                select(Inbound.id).where(
+                    Inbound.dedupe_key == key, Inbound.id < inbound_id, Inbound.status != "shunted"
+                ).limit(1)
+            ).first()
+            return earlier is not None
+
+        return self.db.run(work)
+
+    def _finish_quietly(self, inbound_id: int, status: str, reason: str) -> None:
+        def work(session: Session) -> None:
+            row = session.get(Inbound, inbound_id, with_for_update=True)
+            if row is not None and row.status == "new":
+                row.status = status
+                row.error = reason
+                row.done_at = utcnow()
+
+        self.db.run(work)
+
+    def _run_step(self, inbound_id: int, index: int, parsed: ParsedMail, line: str | None) -> None:
+        """Apply command ``index`` of the message, in one transaction, once."""
+
+        def work(session: Session) -> None:
+            row = session.get(Inbound, inbound_id, with_for_update=True)
+            if row is None or row.status != "new" or row.commands_done != index:
+                return  # applied already (by us before a crash, or by another worker)
+            started = time.perf_counter()
+            result = self._execute(session, parsed, line)
+            row.results = [*row.results, {"command": result[0], "ok": result[1].ok, "text": result[1].text,
+                                           "subject": result[1].subject, "references": result[1].references}]
+            row.commands_done = index + 1
+            last = index + 1 >= max(1, len(parsed.commands))
+            if not parsed.multiple:
+                if result[2]:
+                    queue(session, self.settings, result[2])
+            elif last:
+                queue(session, self.settings, self._combined(parsed, row.results))
+            if last:
+                row.status = "done"
+                row.done_at = utcnow()
+                row.claimed_until = None
+            ms = (time.perf_counter() - started) * 1000
+            log.info("command from=%s cmd=%r result=%s ms=%.1f", parsed.reply_to, result[0],
+                     "ok" if result[1].ok else "refused: " + result[1].text.splitlines()[0][:120], ms)
+
+        self.db.run(work)
+
+    def _execute(self, session: Session, parsed: ParsedMail, line: str | None) -> tuple[str, StepResult, Mail | None]:
+        """Run one command; returns (masked line, outcome, reply to the sender or None)."""
+        if line is None:
+            reason = "No command found: put one command in the Subject, or one a line in the body with an empty Subject."
+            return "", StepResult(False, reason, "pbmserv Error", []), self._error_mail(parsed, "(none)", reason, "pbmserv Error")
+        words = line.split()
+        shown = masked_line(words)
+        request = Request(words=words, line=line, sender=parsed.reply_to, comment=parsed.comment,
+                          message_id=parsed.message_id, multiple=parsed.multiple)
+        ctx = Context(session=session, settings=self.settings, request=request, now=utcnow())
+        try:
+            with session.begin_nested():
+                result = dispatch(ctx, words)
+                sender_copy = self._queue_mails(session, parsed, result)
+        except (CommandError, games.GameError) as exc:
+            title = getattr(exc, "title", None)
+            board = getattr(exc, "board", None)
+            if board is not None and title:
+                subject = f"{title} Board {board.number} Error"
+            elif title:
+                subject = f"{title} Error"
+            else:
+                subject = "pbmserv Error"
+            return shown, StepResult(False, str(exc), subject, []), self._error_mail(parsed, shown, str(exc), subject)
+        outcome = StepResult(True, result.text, result.subject, result.references)
+        if sender_copy:
+            return shown, outcome, None
+        reply = Mail(to=[parsed.reply_to], subject=result.subject, body=result.text,
+                     in_reply_to=parsed.message_id or None, references=result.references)
+        return shown, outcome, reply
+
+    def _queue_mails(self, session: Session, parsed: ParsedMail, result: Result) -> bool:
+        """Queue the command's mails; True when one of them already goes to the sender."""
+        sender = parsed.reply_to.lower()
+        copy = False
+        for mail in result.mails:
+            if sender in (a.lower() for a in mail.to):
+                copy = True
+                if parsed.multiple:
+                    continue  # the combined reply carries it
+                mail.in_reply_to = parsed.message_id or None
+            queue(session, self.settings, mail)
+        return copy and not parsed.multiple
+
+    def _error_mail(self, parsed: ParsedMail, shown: str, reason: str, subject: str) -> Mail:
+        body = render_template("error.txt", command=shown, reason=reason)
+        return Mail(to=[parsed.reply_to], subject=subject, body=body, in_reply_to=parsed.message_id or None)
+
+    def _combined(self, parsed: ParsedMail, results: list[dict]) -> Mail:
+        ok = sum(1 for r in results if r["ok"])
+        lines = [f"Results of your {len(results)} commands ({ok} done, {len(results) - ok} refused):", ""]
+        for r in results:
+            lines.append(f"> {r['command']}")
+            lines.append(r["text"].rstrip() if r["ok"] else "Refused: " + r["text"])
+            lines.append("")
+        if parsed.truncated:
+            lines.append(f"Unprocessed: only the first {self.settings.max_commands} commands of a mail are read.")
+        refs = [ref for r in results for ref in r.get("references", [])]
+        return Mail(to=[parsed.reply_to], subject="pbmserv results", body="\n".join(lines),
+                    in_reply_to=parsed.message_id or None, references=list(dict.fromkeys(refs))[:5])
+
+    # -- failures -----------------------------------------------------------
+    def _failed(self, inbound_id: int, error: str) -> None:
+        """An unexpected error: count the try; after MAX_TRIES set the message aside."""
+        log.error("inbound %d failed:\n%s", inbound_id, error)
+
+        def work(session: Session) -> None:
+            row = session.get(Inbound, inbound_id, with_for_update=True)
+            if row is None or row.status != "new":
+                return
+            row.tries += 1
+            row.error = error[-4000:]
+            row.claimed_until = utcnow() + timedelta(seconds=min(60, 2**row.tries))
+            if row.tries >= MAX_TRIES:
+                row.status = "shunted"
+                row.claimed_until = None
+                parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands)
+                if parsed.reply_to and not parsed.no_reply_reason:
+                    body = render_template("shunted.txt", subject=parsed.subject, tries=row.tries)
+                    queue(session, self.settings, Mail(to=[parsed.reply_to], subject="pbmserv Error", body=body,
+                                                       in_reply_to=parsed.message_id or None))
+
+        self.db.run(work)
