@@ -31,6 +31,8 @@ def postgres_schema_url(base: str, schema: str) -> str:
 def postgres_url() -> Iterator[str]:
     """A fresh schema in the test PostgreSQL, dropped afterwards."""
     if not POSTGRES_URL:
+        if os.environ.get("PBMSERV_REQUIRE_POSTGRES"):
+            pytest.fail("PBMSERV_REQUIRE_POSTGRES is set but PBMSERV_TEST_POSTGRES_URL is not")
         pytest.skip("PostgreSQL tests need PBMSERV_TEST_POSTGRES_URL (e.g. postgresql://postgres@127.0.0.1/test)")
     schema = "t_" + uuid.uuid4().hex[:12]
     url = POSTGRES_URL.replace("postgresql://", "postgresql+psycopg://", 1)
