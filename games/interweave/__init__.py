@@ -155,16 +155,18 @@ class Interweave(Game):
             "history": dict(state.history),
             "result": None
             if result is None
-            else {"winners": list(result.winners), "losers": list(result.losers), "reason": result.reason},
+            else {
+                "winners": list(result.winners),
+                "losers": list(result.losers),
+                "reason": result.reason,
+            },
             "last": state.last,
         }
 
     def load(self, data: dict[str, Any]) -> State:
         r = data.get("result")
         result = (
-            None
-            if r is None
-            else Outcome(tuple(r["winners"]), tuple(r["losers"]), r["reason"])
+            None if r is None else Outcome(tuple(r["winners"]), tuple(r["losers"]), r["reason"])
         )
         return State(
             parse_fen(data["position"], stored=True),

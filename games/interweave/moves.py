@@ -200,7 +200,9 @@ def has_step(pos: Position) -> bool:
     board = pos.board
     mine = WHITE_PIECES if pos.side == WHITE else BLACK_PIECES
     reserve = pos.reserves[pos.side]
-    return any(board[s] in mine and piece_steps(board, s, pos.ep, reserve, False) for s in range(64))
+    return any(
+        board[s] in mine and piece_steps(board, s, pos.ep, reserve, False) for s in range(64)
+    )
 
 
 class Work:

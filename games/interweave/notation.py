@@ -65,5 +65,8 @@ def parse_turn(text: str) -> ParsedTurn:
                     )
                 captured.add(SQUARE_OF[name])
     return ParsedTurn(
-        piece, SQUARE_OF[m.group(2)], tuple(steps), None if captured is None else frozenset(captured)
+        piece,
+        SQUARE_OF[m.group(2)],
+        tuple(steps),
+        None if captured is None else frozenset(captured),
     )

@@ -175,7 +175,9 @@ def _parse_ep(text: str, board: list[str], side: int) -> tuple[int, int] | None:
         return None
     parts = text.split(":")
     if len(parts) != 2 or parts[0] not in SQUARE_OF or parts[1] not in SQUARE_OF:
-        raise PositionError(f"the en-passant field must be - or passed:victim (e.g. c3:d4), not {text!r}")
+        raise PositionError(
+            f"the en-passant field must be - or passed:victim (e.g. c3:d4), not {text!r}"
+        )
     m, v = SQUARE_OF[parts[0]], SQUARE_OF[parts[1]]
     mover = 1 - side  # the side that made the double step
     fwd = FORWARD[mover]

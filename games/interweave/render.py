@@ -78,7 +78,9 @@ def render_compact(state: State) -> str:
     lines = []
     for r in range(7, -1, -1):
         row = "".join(
-            (":" if DARK[r * 8 + f] else ".") if pos.board[r * 8 + f] == EMPTY else pos.board[r * 8 + f]
+            (":" if DARK[r * 8 + f] else ".")
+            if pos.board[r * 8 + f] == EMPTY
+            else pos.board[r * 8 + f]
             for f in range(8)
         )
         lines.append(f"{r + 1} {row}")

@@ -120,22 +120,32 @@ def resolve(pos: Position, turn: ParsedTurn) -> tuple[list[Step], Work]:
         if i:
             prefix = turn_text(done)
             if work.king_taken:
-                raise IllegalMove(f"{prefix} captures a King, which ends the game: nothing may follow")
+                raise IllegalMove(
+                    f"{prefix} captures a King, which ends the game: nothing may follow"
+                )
             if not done[-1].victims:
                 raise IllegalMove(f"{prefix} captures nothing, so the turn ends there")
         ep = pos.ep if i == 0 else None
         gen = piece_steps(work.board, work.square, ep, tuple(work.reserves[side]), False)
         match = next(
-            (st for st in gen if st.star == ps.star and st.target == ps.square and st.promo == ps.promo),
+            (
+                st
+                for st in gen
+                if st.star == ps.star and st.target == ps.square and st.promo == ps.promo
+            ),
             None,
         )
         if match is None:
-            raise IllegalMove(explain(work.board, work.square, ps, side, tuple(work.reserves[side]), ep, gen))
+            raise IllegalMove(
+                explain(work.board, work.square, ps, side, tuple(work.reserves[side]), ep, gen)
+            )
         if not match.victims:
             if i == 0:
                 captures, capturing = first_steps(pos)
                 if capturing:
-                    raise IllegalMove(f"You must capture: {_complete(pos, captures, s)} is available")
+                    raise IllegalMove(
+                        f"You must capture: {_complete(pos, captures, s)} is available"
+                    )
             else:
                 raise IllegalMove(
                     f"After a capture the turn may only go on capturing: "
@@ -151,8 +161,8 @@ def resolve(pos: Position, turn: ParsedTurn) -> tuple[list[Step], Work]:
                 f"{text} stops a capture chain that can continue ({text}{conts[0].text(False)})"
             )
     if turn.captured is not None and turn.captured != set(work.captured):
-        wrote = ",".join(NAMES[q] for q in sorted(turn.captured))
-        real = ",".join(NAMES[q] for q in sorted(work.captured)) or "nothing"
+        wrote = ",".join(sorted(NAMES[q] for q in turn.captured))
+        real = ",".join(sorted(NAMES[q] for q in work.captured)) or "nothing"
         raise IllegalMove(
             f"The captured list {{{wrote}}} does not match what {turn_text(done)} captures: {real}"
         )
@@ -209,7 +219,9 @@ def explain(
             if kind != "P":
                 return "Only a Pawn can promote"
             if ps.square >> 3 not in (LAST_RANK[side], PENULTIMATE_RANK[side]):
-                return f"A Pawn promotes only when it arrives on its 7th or 8th rank, and {t} is not"
+                return (
+                    f"A Pawn promotes only when it arrives on its 7th or 8th rank, and {t} is not"
+                )
             return (
                 f"{me} has no captured {PIECE_NAMES[ps.promo]} to promote to "
                 f"(reserve: {_reserve_words(reserve)})"
@@ -225,14 +237,13 @@ def explain(
                     f"(reserve: {_reserve_words(reserve)})"
                 )
             return (
-                f"A Pawn may not enter the last rank while {me} has no captured piece "
-                f"to promote to"
+                f"A Pawn may not enter the last rank while {me} has no captured piece to promote to"
             )
     if ps.star:
         if kind != "R":
             return f"Only a Remover captures with '*'; the {name} on {at} moves with '-' or 'x'"
         if ps.square not in ORTH_ADJ[cur]:
-            return f"The Remover on {at} can only remove a piece orthogonally next to it, and {t} is not"
+            return f"The Remover on {at} can only remove a piece orthogonally next to it, and {t} is not next to it"
         if board[ps.square] == EMPTY:
             return f"There is nothing on {t} for the Remover on {at} to remove"
         return f"The piece on {t} is your own: the Remover removes only enemy pieces"

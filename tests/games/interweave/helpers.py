@@ -12,8 +12,15 @@ from typing import Any
 from games.interweave import GAME
 
 
-def fen(white: str, black: str, side: str = "w", ep: str = "-", reserves: str = "-",
-        halfmove: int = 0, fullmove: int = 1) -> str:
+def fen(
+    white: str,
+    black: str,
+    side: str = "w",
+    ep: str = "-",
+    reserves: str = "-",
+    halfmove: int = 0,
+    fullmove: int = 1,
+) -> str:
     board = [["."] * 8 for _ in range(8)]
     for pieces, upper in ((white, True), (black, False)):
         for item in pieces.split():
@@ -56,3 +63,8 @@ def play_all(st: Any, *moves: str) -> Any:
     for mv in moves:
         st = GAME.play(st, GAME.to_move(st), mv)
     return st
+
+
+def words(text: str) -> list[str]:
+    """A sorted list of the space-separated turns in ``text`` (spec lists)."""
+    return sorted(text.split())

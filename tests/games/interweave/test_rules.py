@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from games.interweave import GAME
 from games.interweave.board import DARK, SQUARE_OF
-from tests.games.interweave.helpers import play_all, state
+from tests.games.interweave.helpers import play_all, state, words
 
 
 def legal(st) -> list[str]:
@@ -66,11 +66,11 @@ def test_leaper_leaps_an_enemy_at_distance_one() -> None:
 def test_leaper_chain_from_spec_example_and_no_maximum_rule() -> None:
     # Worked by hand from §3.3 / §4: every maximal chain, long or short, is legal.
     st = state("La1 Kh5 Kh6", "Pa2 Pb3 Pc2 Kd8 Ke8")
-    expected = (
+    expected = words(
         "a1xa3xc3xc1 a1xa3xe3xa1 a1xa3xg3 a1xa3xe1 a1xa5xc1xc3 a1xa5xc1xc5 "
         "a1xa5xc1xc7 a1xa7 a1xc5xc1 a1xe3xa3xa1"
-    ).split()
-    assert legal(st) == sorted(expected)
+    )
+    assert legal(st) == expected
     after = GAME.play(st, 0, "a1xa3xc3xc1")
     # a2, b3 and c2 gone; the Leaper ends on c1 (Kings h6, h5 and d8, e8 unchanged)
     assert fields(after)[0] == "3kk3/8/7K/7K/8/8/8/2L5"
@@ -107,7 +107,7 @@ def test_existing_sandwich_is_not_captured_by_another_move() -> None:
 
 def test_last_rank_promotion_is_compulsory_with_one_variant_per_reserve_type() -> None:
     st = state("Pc7 Ka1 Kb1", "Kg8 Kh8", reserves="SL")
-    assert legal(st) == sorted("c7-b8=S c7-b8=L c7-d8=S c7-d8=L a1-b2 b1-a2 b1-c2".split())
+    assert legal(st) == words("c7-b8=S c7-b8=L c7-d8=S c7-d8=L a1-b2 b1-a2 b1-c2")
     after = GAME.play(st, 0, "c7-b8=L")
     assert fields(after)[3] == "S"  # the Leaper left the reserve
     assert fields(after)[0].startswith("1L4kk/")
@@ -115,13 +115,13 @@ def test_last_rank_promotion_is_compulsory_with_one_variant_per_reserve_type() -
 
 def test_empty_reserve_freezes_a_pawn_before_the_last_rank() -> None:
     st = state("Pc7 Ka1 Kb1", "Kg8 Kh8")
-    assert legal(st) == sorted("a1-b2 b1-a2 b1-c2".split())
+    assert legal(st) == words("a1-b2 b1-a2 b1-c2")
 
 
 def test_back_rank_rule_removes_a_capture_and_its_obligation() -> None:
     # c6xc8 would take c7 but needs a promotion; with an empty reserve it does not exist.
     st = state("Pc6 Ka1 Kb1", "Rc7 Kg8 Kh8")
-    assert legal(st) == sorted("c6-b7 c6-d7 a1-b2 b1-a2 b1-c2".split())
+    assert legal(st) == words("c6-b7 c6-d7 a1-b2 b1-a2 b1-c2")
     # With a Smasher in reserve it exists and is compulsory; the new Smasher on c8
     # has no capture (it cannot stop at odd distances), so the turn ends.
     st = state("Pc6 Ka1 Kb1", "Rc7 Kg8 Kh8", reserves="S")
@@ -145,7 +145,7 @@ def test_different_promotions_lead_to_different_continuations() -> None:
 
 def test_non_capturing_promotion_ends_the_turn() -> None:
     st = state("Pc7 Ka1 Kb1", "Sa8 Kg8 Kh8", reserves="R")
-    assert legal(st) == sorted("c7-b8=R c7-d8=R a1-b2 b1-a2 b1-c2".split())
+    assert legal(st) == words("c7-b8=R c7-d8=R a1-b2 b1-a2 b1-c2")
 
 
 def test_promoted_piece_captured_returns_to_the_reserve() -> None:
@@ -184,7 +184,7 @@ def test_en_passant_right_is_written_even_when_unusable_and_kings_cannot_use_it(
     st = GAME.play(st, 0, "b2-d4")
     assert fields(st)[2] == "c3:d4"
     # The King on c4 stands where a Pawn could take en passant, but Kings cannot.
-    assert legal(st) == sorted("c4-b3 c4-b5 c4-d3 c4-d5 e4-d3 e4-f3 h8-g7".split())
+    assert legal(st) == words("c4-b3 c4-b5 c4-d3 c4-d5 e4-d3 e4-f3 h8-g7")
 
 
 def test_en_passant_right_lapses_after_one_turn() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from games.interweave import GAME
-from tests.games.interweave.helpers import plain, state
+from tests.games.interweave.helpers import plain, state, words
 
 KING_STEPS_T6 = "b3-a4 b3-c4 h4-g3 h4-g5 h5-g4 h5-g6"
 
@@ -97,9 +97,7 @@ def test_t12a_pawn_non_captures() -> None:
     st = state("Pd6 Pb2 Kh1 Kh2", "Ka8 Kb8")
     assert _turns_from(st, "b2") == ["b2-a3", "b2-c3", "b2-d4"]
     assert _turns_from(st, "d6") == ["d6-c7", "d6-e7"]
-    assert sorted(GAME.legal_moves(st)) == sorted(
-        "b2-a3 b2-c3 b2-d4 d6-c7 d6-e7 h1-g2 h2-g1 h2-g3".split()
-    )
+    assert sorted(GAME.legal_moves(st)) == words("b2-a3 b2-c3 b2-d4 d6-c7 d6-e7 h1-g2 h2-g1 h2-g3")
 
 
 def test_t12b_penultimate_rank_optional_promotion() -> None:
