@@ -57,3 +57,12 @@ def play_all(st: Any, moves: str) -> Any:
 
 def placement_of(white: str, black: str) -> str:
     return fen(white, black).split()[0]
+
+
+def squares(text: str) -> set[str]:
+    """``"a1 b2x"`` -> ``{"a1", "b2x"}`` (spec lists are space separated)."""
+    return set(text.split())
+
+
+def words(text: str) -> list[str]:
+    return text.split()

@@ -6,17 +6,17 @@ import pytest
 
 from games.weavedungeon import GAME
 from tests.games.playout import assert_refused
-from tests.games.weavedungeon.helpers import dests, placement_of, play_all, state
+from tests.games.weavedungeon.helpers import dests, placement_of, play_all, squares, state, words
 
 
 def start():
     return GAME.start(GAME.parse_options([]), 2)
 
 
-T1_MOVES = (
+T1_MOVES = words(
     "Da2-a3 Db2-b3 Db2-b4 Dc2-c3 Dc2-c4 Cd1-d3 Dd2-d3 Dd2-d4 De2-e3 "
     "Cf1-f3 Df2-f3 Df2-f4 Dg2-g3 Dg2-g4 Dh2-h3 Dh2-h4 Di2-i3"
-).split()
+)
 
 
 def test_t1_initial_position_has_exactly_17_moves():
@@ -78,13 +78,9 @@ def test_t5_move_order_in_opening_2():
 
 def test_t6_non_reciprocal_triangles():
     st = state("Ki1 Tc3", "Ka9 Td3")
-    assert dests(st, "c3") == set(
-        "a1 a2 a3 a4 a5 a6 b2 b3 b4 d2 d3x d4 f6 h8".split()
-    )
+    assert dests(st, "c3") == squares("a1 a2 a3 a4 a5 a6 b2 b3 b4 d2 d3x d4 f6 h8")
     st = state("Ki1 Tc3", "Ka9 Td3", side="b")
-    assert dests(st, "d3") == set(
-        "b1 b5 c1 c5 d1 d5 e1 e2 e4 e5 e6 f1 f5 g1 g5 h1 h5".split()
-    )
+    assert dests(st, "d3") == squares("b1 b5 c1 c5 d1 d5 e1 e2 e4 e5 e6 f1 f5 g1 g5 h1 h5")
     assert_refused(GAME, st, 1, "Td3xc3", "c3")
 
 
@@ -148,29 +144,29 @@ def test_t9_star_steps_once_and_leaves_its_segment():
 
 def test_t10_star_in_the_dungeon():
     st = state("Kd4", "Ki9")
-    assert dests(st, "d4") == set("b2 b4 b6 d2 d6 f2 f4 f6".split())
+    assert dests(st, "d4") == squares("b2 b4 b6 d2 d6 f2 f4 f6")
     assert_refused(GAME, st, 0, "Kd4-d5", "never leave the Dungeon")
     assert_refused(GAME, st, 0, "Kd4-e5", "never leave the Dungeon")
     assert_refused(GAME, st, 0, "Kd4-d8", "adjacent cell")
 
 
 def test_t11_circle():
-    assert dests(state("Ka9 Cb3 Tc3", "Ki1"), "b3") == set("a3 b1 b2 b4 b5 d3".split())
-    assert dests(state("Ka9 Cc3", "Ki1"), "c3") == set("a3 b3 c1 c2 c4 c5 d3 e3".split())
+    assert dests(state("Ka9 Cb3 Tc3", "Ki1"), "b3") == squares("a3 b1 b2 b4 b5 d3")
+    assert dests(state("Ka9 Cc3", "Ki1"), "c3") == squares("a3 b3 c1 c2 c4 c5 d3 e3")
     st = state("Ki9 Cd4 Dd5", "Ka1 Tb4 Td6")
-    assert dests(st, "d4") == set("b4x c4 d2 d3 d6x e4 f4".split())
+    assert dests(st, "d4") == squares("b4x c4 d2 d3 d6x e4 f4")
 
 
 def test_t12_triangle_from_a_bridge():
     st = state("Ka9 Tc1", "Ki9")
-    assert dests(st, "c1") == set("a3 b2 b3 c2 c3 c4 d2 d3 e3 f3 f4 h6".split())
+    assert dests(st, "c1") == squares("a3 b2 b3 c2 c3 c4 d2 d3 e3 f3 f4 h6")
     st = state("Ka9 Tc1 Cd3", "Ki9")
-    assert dests(st, "c1") == set("a3 b2 b3 c2 c3 c4 d2 f4 h6".split())
+    assert dests(st, "c1") == squares("a3 b2 b3 c2 c3 c4 d2 f4 h6")
 
 
 def test_t13_triangle_on_a_slope():
     st = state("Ka9 Tb3", "Ki1")
-    assert dests(st, "b3") == set("a1 a2 a4 a5 a6 b1 b5 c1 c5 d1 d5".split())
+    assert dests(st, "b3") == squares("a1 a2 a4 a5 a6 b1 b5 c1 c5 d1 d5")
     st = state("Ka9 Tb3 Da3", "Ki1")
     assert dests(st, "b3") == set()
     assert_refused(GAME, st, 0, "Tb3-a2", "a3")
