@@ -121,7 +121,9 @@ class TriMac(Game):
                 opts["compact"] = True
             elif name == "position":
                 if not value:
-                    raise OptionError(f"-position needs a value, e.g. -position='rK@Rf1 ...'; {valid}")
+                    raise OptionError(
+                        f"-position needs a value, e.g. -position='rK@Rf1 ...'; {valid}"
+                    )
                 parse_position(value)
                 opts["position"] = value
             elif name == "game":
@@ -179,7 +181,11 @@ class TriMac(Game):
             "game": state.game_no,
             "result": None
             if state.result is None
-            else {"winners": list(state.result[0]), "losers": list(state.result[1]), "reason": state.result[2]},
+            else {
+                "winners": list(state.result[0]),
+                "losers": list(state.result[1]),
+                "reason": state.result[2],
+            },
         }
 
     def load(self, data: dict[str, Any]) -> State:

@@ -34,7 +34,20 @@ FLIP = (S, SE, NE, N, NW, SW)
 
 #: The 12-point fortress kite of spec §2.5, in local coordinates.
 FORTRESS_LOCAL = frozenset(
-    [(0, 0), (-1, 1), (1, 1), (0, 2), (-1, 3), (1, 3), (0, 4), (-2, 4), (2, 4), (-1, 5), (1, 5), (0, 6)]
+    [
+        (0, 0),
+        (-1, 1),
+        (1, 1),
+        (0, 2),
+        (-1, 3),
+        (1, 3),
+        (0, 4),
+        (-2, 4),
+        (2, 4),
+        (-1, 5),
+        (1, 5),
+        (0, 6),
+    ]
 )
 
 
@@ -203,7 +216,9 @@ GENERAL_STEPS = tuple(
 )
 #: Guard: one diagonal step inside the fortress.
 GUARD_STEPS = tuple(
-    tuple(q for q in DIAG_NEXT[p] if q >= 0 and q in FORTRESS[LATTICE_OF[p]]) if IN_FORTRESS[p] else ()
+    tuple(q for q in DIAG_NEXT[p] if q >= 0 and q in FORTRESS[LATTICE_OF[p]])
+    if IN_FORTRESS[p]
+    else ()
     for p in range(NPOINTS)
 )
 
@@ -239,7 +254,9 @@ def _sensitive(g: int) -> frozenset[int]:
     """Points whose emptying could expose a General on g to attack.
 
     A move that neither starts on one of these points nor moves the General
-    cannot put its own General in check, so the legality test can be skipped.
+    cannot put its own General in check, so the legality test can be skipped
+    -- unless it lands on one of the General's lines, where it could become
+    the screen of an enemy Cannon (see ``LINES``).
     """
     pts = {q for _, ray in RAYS[g] for q in ray}
     pts.update(leg for _, leg in KNIGHT_FROM[g])
@@ -249,6 +266,11 @@ def _sensitive(g: int) -> frozenset[int]:
     return frozenset(pts)
 
 
+#: Every point on a line from a fortress point (where a Cannon screen matters).
+LINES = tuple(
+    frozenset(q for _, ray in RAYS[g] for q in ray) if IN_FORTRESS[g] else frozenset()
+    for g in range(NPOINTS)
+)
 SENSITIVE = tuple(_sensitive(g) if IN_FORTRESS[g] else frozenset() for g in range(NPOINTS))
 
 

@@ -18,6 +18,7 @@ from games.trimac.geometry import (
     GUARD_STEPS,
     KNIGHT,
     KNIGHT_FROM,
+    LINES,
     NAMES,
     NPOINTS,
     PAWN,
@@ -157,6 +158,20 @@ def checkers(board: bytes | bytearray, seat: int, g: int, first: bool = False) -
     return found
 
 
+def facing(board: bytes | bytearray, seat: int, g: int) -> int | None:
+    """The opponent whose General faces ``seat``'s General on g, if any (2.7)."""
+    for d, ray in RAYS[g]:
+        if d != N:
+            continue
+        for q in ray:
+            t = board[q]
+            if t:
+                if t & 7 == K and t >> 3 != seat + 1:
+                    return (t >> 3) - 1
+                break
+    return None
+
+
 def in_check(board: bytes | bytearray, seat: int) -> bool:
     g = general_point(board, seat)
     return g >= 0 and bool(checkers(board, seat, g, first=True))
@@ -166,13 +181,14 @@ def _legal_from(board: bytes, seat: int, g: int, checked: bool) -> Iterator[tupl
     """Legal (from, to) pairs of ``seat`` in board order."""
     me = seat + 1
     sensitive = SENSITIVE[g]
+    lines = LINES[g]
     work = bytearray(board)
     for p in range(NPOINTS):
         c = board[p]
         if not c or c >> 3 != me:
             continue
         for q in sorted(targets(board, p)):
-            if not checked and c & 7 != K and p not in sensitive:
+            if not checked and c & 7 != K and p not in sensitive and q not in lines:
                 yield p, q
                 continue
             captured = work[q]

@@ -67,7 +67,9 @@ def format_position(board: bytes, to: int, alive: list[int], last: int) -> str:
     for owner in range(3):
         for kind in range(8):
             c = code(owner, kind)
-            tokens += [f"{COLOURS[owner]}{KINDS[kind]}@{NAMES[p]}" for p in range(NPOINTS) if board[p] == c]
+            tokens += [
+                f"{COLOURS[owner]}{KINDS[kind]}@{NAMES[p]}" for p in range(NPOINTS) if board[p] == c
+            ]
     tokens.append(f"to={LATTICES[to]}")
     tokens.append("alive=" + "".join(LATTICES[s] for s in alive))
     tokens.append(f"last={LATTICES[last]}")
@@ -99,13 +101,22 @@ def parse_position(text: str) -> tuple[bytes, int, list[int], int]:
             to = _seat_letter(tok[3:], "to")
         elif low.startswith("alive="):
             letters = tok[6:].upper()
-            if not letters or any(ch not in LATTICES for ch in letters) or len(set(letters)) != len(letters):
+            if (
+                not letters
+                or any(ch not in LATTICES for ch in letters)
+                or len(set(letters)) != len(letters)
+            ):
                 raise OptionError(f"alive={tok[6:]} must list distinct letters of R, B, G")
             alive = sorted(LATTICES.index(ch) for ch in letters)
         elif low.startswith("last="):
             last = _seat_letter(tok[5:], "last")
         else:
-            if len(tok) < 4 or tok[2] != "@" or low[0] not in COLOURS or tok[1].upper() not in KINDS:
+            if (
+                len(tok) < 4
+                or tok[2] != "@"
+                or low[0] not in COLOURS
+                or tok[1].upper() not in KINDS
+            ):
                 raise OptionError(f"{tok!r} is not a position token; {POSITION_HELP}")
             err = square_error(tok[3:])
             if err:
@@ -129,7 +140,9 @@ def parse_position(text: str) -> tuple[bytes, int, list[int], int]:
         generals = board.count(code(s, K))
         pieces = sum(1 for c in board if c and (c >> 3) - 1 == s)
         if s in alive and generals != 1:
-            raise OptionError(f"{SEAT_NAMES[s]} is alive and needs exactly one General (rK@Rf1 style)")
+            raise OptionError(
+                f"{SEAT_NAMES[s]} is alive and needs exactly one General (rK@Rf1 style)"
+            )
         if s not in alive and pieces:
             raise OptionError(f"{SEAT_NAMES[s]} is not alive but has pieces on the board")
     if to is None:

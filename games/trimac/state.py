@@ -22,6 +22,7 @@ from games.trimac.moves import (
     K,
     checkers,
     code,
+    facing,
     general_point,
     has_legal_move,
     legal_pairs,
@@ -145,7 +146,11 @@ class _Draft:
             alive = self.alive()
             if len(alive) == 1:
                 winner = alive[0]
-                self.result = ((winner,), tuple(s for s in range(3) if s != winner), _win_reason(self, winner))
+                self.result = (
+                    (winner,),
+                    tuple(s for s in range(3) if s != winner),
+                    _win_reason(self, winner),
+                )
                 return
             seat = self.to
             board = bytes(self.board)
@@ -220,7 +225,9 @@ def _why_not(board: bytes, p: int, q: int) -> str:
     if q in targets(empty, p):
         if kind in (0, 1):
             return f"a {name} cannot move from {NAMES[p]} to {NAMES[q]}"
-        return f"the {name} on {NAMES[p]} is blocked: it cannot jump over pieces to reach {NAMES[q]}"
+        return (
+            f"the {name} on {NAMES[p]} is blocked: it cannot jump over pieces to reach {NAMES[q]}"
+        )
     rules = {
         0: "a General moves one orthogonal step and stays in its fortress",
         1: "a Guard moves one diagonal step and stays in its fortress",
@@ -246,7 +253,9 @@ def apply_move(s: State, seat: int, text: str) -> State:
     if seat != s.to:
         raise IllegalMove(f"it is not your turn: {SEAT_NAMES[s.to]} is to move")
     if word == "pass":
-        raise IllegalMove("you cannot pass: you have a legal move (a pass is only made, automatically, when there is none)")
+        raise IllegalMove(
+            "you cannot pass: you have a legal move (a pass is only made, automatically, when there is none)"
+        )
     from games.trimac.notation import parse_move  # local: notation imports moves, not state
 
     p, q, written_x = parse_move(text)
@@ -255,12 +264,16 @@ def apply_move(s: State, seat: int, text: str) -> State:
     if not c:
         raise IllegalMove(f"there is no piece on {NAMES[p]}")
     if owner_of(c) != seat:
-        raise IllegalMove(f"the {KIND_NAMES[c & 7]} on {NAMES[p]} is {SEAT_NAMES[owner_of(c)]}'s, not yours")
+        raise IllegalMove(
+            f"the {KIND_NAMES[c & 7]} on {NAMES[p]} is {SEAT_NAMES[owner_of(c)]}'s, not yours"
+        )
     t = board[q]
     if t and owner_of(t) == seat:
         raise IllegalMove(f"{NAMES[q]} holds your own {KIND_NAMES[t & 7]}")
     if t and t & 7 == K:
-        raise IllegalMove(f"{NAMES[q]} holds the {SEAT_NAMES[owner_of(t)]} General: Generals are never captured, they are checkmated")
+        raise IllegalMove(
+            f"{NAMES[q]} holds the {SEAT_NAMES[owner_of(t)]} General: Generals are never captured, they are checkmated"
+        )
     if q not in targets(board, p):
         raise IllegalMove(_why_not(board, p, q))
     if written_x and not t:
@@ -271,8 +284,16 @@ def apply_move(s: State, seat: int, text: str) -> State:
     g = q if c & 7 == K else general_point(board, seat)
     who = checkers(d.board, seat, g)
     if who:
+        face = facing(d.board, seat, g)
+        if face is not None:
+            raise IllegalMove(
+                f"{move_text(board, p, q)} would leave your General facing the {SEAT_NAMES[face]} General "
+                "on an open north-south line"
+            )
         names = " and ".join(SEAT_NAMES[o] for o in sorted(who))
-        raise IllegalMove(f"{move_text(board, p, q)} would leave your General in check (from {names})")
+        raise IllegalMove(
+            f"{move_text(board, p, q)} would leave your General in check (from {names})"
+        )
     mark = ""
     for o in d.alive():
         if o != seat and checkers(d.board, o, general_point(d.board, o), first=True):
