@@ -127,7 +127,9 @@ def parse_position(text: str) -> Position:
                 file += int(ch)
             elif ch.upper() in TYPE_OF_LETTER:
                 if file >= 9:
-                    break
+                    raise NotationError(
+                        f"rank {rank + 1} ({row!r}) does not cover exactly 9 squares"
+                    )
                 colour = WHITE if ch.isupper() else BLACK
                 board[g.square(file, rank)] = code(TYPE_OF_LETTER[ch.upper()], colour)
                 file += 1

@@ -1,0 +1,122 @@
+"""Move notation (3.9), the position string (3.10) and the challenge options."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from games import OptionError, load_game
+from games.weavedungeon import GAME
+from tests.games.playout import assert_refused, assert_roundtrip
+from tests.games.weavedungeon.helpers import play_all, state
+
+START = "pstckctsp/ddddddddd/9/9/9/9/9/DDDDDDDDD/PSTCKCTSP w - 1"
+
+
+def start():
+    return GAME.start(GAME.parse_options([]), 2)
+
+
+def test_names_and_aliases():
+    for word in ("weavedungeon", "weave", "weaveanddungeon", "WEAVE"):
+        assert load_game(word) is GAME
+    assert GAME.title == "Weave & Dungeon" and GAME.players == 2 and GAME.has_position
+
+
+@pytest.mark.parametrize(
+    "text", ["Da2-a3", "a2-a3", "DA2-A3", "da2xa3", "Diamond a2-a3", "Da2a3", " da2 - a3 ", "a2:a3"]
+)
+def test_move_spellings(text):
+    want = GAME.position(GAME.play(start(), 0, "Da2-a3"))
+    assert GAME.position(GAME.play(start(), 0, text)) == want
+
+
+def test_full_piece_names():
+    st = play_all(start(), "Dc2-c4 Dc8-c6")
+    assert GAME.position(GAME.play(st, 0, "Triangle c1-c3")) == GAME.position(GAME.play(st, 0, "Tc1-c3"))
+    st = state("Kd1", "Ki9")
+    assert GAME.position(GAME.play(st, 0, "star d1-d2")) == GAME.position(GAME.play(st, 0, "Kd1-d2"))
+
+
+def test_canonical_output_marks_captures_with_x():
+    st = play_all(start(), "Da2-a3 Da8-a7")
+    moves = GAME.legal_moves(st)
+    assert "Pa1xa9" in moves and "Pa1-a8" in moves
+    assert len(set(moves)) == len(moves)
+    # "x" or "-" either way on input.
+    assert GAME.position(GAME.play(st, 0, "Pa1-a9")) == GAME.position(GAME.play(st, 0, "Pa1xa9"))
+
+
+def test_position_strings_through_a_game():
+    st = start()
+    assert GAME.position(st) == START
+    st = GAME.play(st, 0, "Da2-a3")
+    assert GAME.position(st) == "pstckctsp/ddddddddd/9/9/9/9/D8/1DDDDDDDD/PSTCKCTSP b - 1"
+    st = GAME.play(st, 1, "Da8-a7")
+    assert GAME.position(st) == "pstckctsp/1dddddddd/d8/9/9/9/D8/1DDDDDDDD/PSTCKCTSP w - 2"
+
+
+def test_pool_is_written_in_order_white_first():
+    st = GAME.start(GAME.parse_options(["-position=k8/9/9/9/9/9/9/9/8K b PcSt 7"]), 2)
+    assert GAME.position(st) == "k8/9/9/9/9/9/9/9/8K b SPct 7"
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("garbage", "placement"),
+        ("9/9/9 w - 1", "9 ranks"),
+        ("k8/9/9/9/9/9/9/9/7K w - 1", "exactly 9 squares"),
+        ("k8/9/9/9/9/9/9/9/8KK w - 1", "exactly 9 squares"),
+        ("k8/9/9/9/9/9/9/9/8X w - 1", "not a piece letter"),
+        ("k8/9/9/9/9/9/9/9/9 w - 1", "exactly one Star"),
+        ("k7k/9/9/9/9/9/9/9/8K w - 1", "exactly one Star"),
+        ("k8/9/9/9/9/9/9/1P7/8K w - 1", "never enter the Dungeon"),
+        ("k8/9/9/9/9/9/9/9/8K x - 1", "'w' or 'b'"),
+        ("k8/9/9/9/9/9/9/9/8K w D 1", "rescue pool"),
+        ("k8/9/9/9/9/9/9/9/8K w K 1", "rescue pool"),
+        ("k8/9/9/9/9/9/9/9/8K w - 0", "move number"),
+        ("k8/9/9/9/9/9/9/9/8K w - x", "move number"),
+        ("k8/C8/9/9/9/9/9/9/8K w - 1", "in check"),
+    ],
+)
+def test_bad_position_strings(text, fragment):
+    with pytest.raises(OptionError) as exc:
+        GAME.parse_options([f"-position={text}"])
+    assert fragment.lower() in str(exc.value).lower()
+
+
+def test_options():
+    assert GAME.parse_options([]) == {"compact": False, "position": None}
+    assert GAME.parse_options(["-compact"])["compact"] is True
+    opts = GAME.parse_options([f"-position={START}", "-COMPACT"])
+    assert opts["position"] == START and opts["compact"]
+    for bad in (["-nonsense"], ["-compact=yes"], ["-position"], ["-position="], ["compact"]):
+        with pytest.raises(OptionError) as exc:
+            GAME.parse_options(bad)
+        if bad[0].startswith("-n"):
+            assert "-compact" in str(exc.value) and "-position" in str(exc.value)
+
+
+def test_start_from_a_position_counts_the_star_as_unmoved_only_on_its_throne():
+    st = state("Ke1", "Kd8")
+    assert GAME.dump(st)["star_moved"] == [False, True]
+
+
+def test_dump_and_load():
+    st = play_all(start(), "Db2-b4 Db8-b6 Dc2-c4 Dc8-c6 Sb1-b2 Sb9-b8")
+    assert_roundtrip(GAME, st)
+    data = json.loads(json.dumps(GAME.dump(st)))
+    again = GAME.load(data)
+    assert GAME.position(again) == GAME.position(st)
+    assert GAME.play(again, 0, "Tc1-e3") is not None
+    assert_refused(GAME, again, 0, "Pa1-c2", "c1")
+
+
+def test_help_fits_in_79_columns():
+    text = GAME.help()
+    assert max(len(line) for line in text.splitlines()) <= 79
+    for word in ("Star", "Circle", "Triangle", "Square", "Pentagon", "Diamond", "-compact",
+                 "-position", "Triumph", "Ovation", "Victory", "Db8-b9=T"):
+        assert word in text
