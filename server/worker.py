@@ -230,7 +230,8 @@ class Worker:
         if parsed.truncated:
             lines.append(f"Unprocessed: only the first {self.settings.max_commands} commands of a mail are read.")
         refs = [ref for r in results for ref in r.get("references", [])]
-        return Mail(to=[parsed.reply_to], subject="pbmserv results", body="\n".join(lines),
+        subject = "pbmserv results" if ok else "pbmserv Error"
+        return Mail(to=[parsed.reply_to], subject=subject, body="\n".join(lines),
                     in_reply_to=parsed.message_id or None, references=list(dict.fromkeys(refs))[:5])
 
     # -- failures -----------------------------------------------------------
