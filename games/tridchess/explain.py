@@ -247,8 +247,12 @@ def _why_not(st: State, a: int, b: int, label: str) -> str:
                 return f"{label}: this pawn has already moved, so it has no double step"
             return f"{label}: the double step needs both squares ahead on its level, empty"
         if bx != x and b not in st.board:
-            if b == st.ep or (st.ep >= 0 and b in geo.pawn(a, black)[4]):
-                return f"{label}: en passant is possible only onto the square just passed over"
+            behind = st.board.get(b - 6 * f, 0)
+            if behind & 7 == PAWN and behind & BLACK != p & BLACK:
+                return (
+                    f"{label}: en passant is possible only on the move right after "
+                    "that pawn's double step"
+                )
             return f"{label}: a pawn moves diagonally only to capture"
         if bx == x and b in st.board:
             return f"{label}: a pawn captures only diagonally forward"
