@@ -6,10 +6,24 @@ from games.tridchess import GAME
 from tests.games.playout import assert_refused
 from tests.games.tridchess.helpers import ST, legal, moves_from, play, pos
 
-TC09_WHITE = (
-    "Na1W-a3N Na1W-b3W Nd1W-c3W Nd1W-d3N a2W-a3W a2W-a4W a2W-a3N b2W-b3W b2W-b4W "
-    "b2W-b3N c2W-c3W c2W-c4W c2W-c3N d2W-d3W d2W-d4W d2W-d3N"
-).split()
+TC09_WHITE = [
+    "Na1W-a3N",
+    "Na1W-b3W",
+    "Nd1W-c3W",
+    "Nd1W-d3N",
+    "a2W-a3W",
+    "a2W-a4W",
+    "a2W-a3N",
+    "b2W-b3W",
+    "b2W-b4W",
+    "b2W-b3N",
+    "c2W-c3W",
+    "c2W-c4W",
+    "c2W-c3N",
+    "d2W-d3W",
+    "d2W-d4W",
+    "d2W-d3N",
+]
 
 
 def test_tc09_start_position_white() -> None:

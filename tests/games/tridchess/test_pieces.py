@@ -34,7 +34,9 @@ KING_B4N = [
 ]  # fmt: skip
 
 
-def _expect(letter: str, frm: str, targets: list[str], capture: set[str] = frozenset()) -> list[str]:
+def _expect(
+    letter: str, frm: str, targets: list[str], capture: set[str] = frozenset()
+) -> list[str]:
     return sorted(f"{letter}{frm}{'x' if t in capture else '-'}{t}" for t in targets)
 
 
