@@ -36,13 +36,14 @@ SETUP = {
 
 
 def start_position() -> str:
+    """The start array of §3 as a canonical position string."""
     tokens = [
         f"{colour}{kind}@{lat}{sq}"
         for colour, lat in zip("rbg", LATTICES, strict=True)
         for kind, squares in SETUP.items()
         for sq in squares.split()
     ]
-    return " ".join(tokens) + " to=R alive=RBG last=G"
+    return format_position(*parse_position(" ".join(tokens) + " to=R alive=RBG last=G"))
 
 
 HELP = """\

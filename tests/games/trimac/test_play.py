@@ -1,0 +1,302 @@
+"""Rules of play (spec §5): check, facing, mate, victor, inheritance, pass,
+two-player phase, draws, resignation, and every refusal with its reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import IllegalMove
+from games.trimac import GAME
+from tests.games.playout import assert_refused
+from tests.games.trimac.common import BASE, base, moves_from, pos
+
+RED, BLUE, GREEN = 0, 1, 2
+
+
+def start():
+    return GAME.start(GAME.parse_options([]), 3)
+
+
+def pieces(state) -> set[str]:
+    return {t for t in GAME.position(state).split() if "@" in t}
+
+
+# -- turns -----------------------------------------------------------------------
+def test_turn_order_red_blue_green() -> None:
+    s = start()
+    assert GAME.to_move(s) == RED
+    s = GAME.play(s, RED, "Ra1-Ra2")
+    assert GAME.to_move(s) == BLUE
+    s = GAME.play(s, BLUE, "Ba1-Ba2")
+    assert GAME.to_move(s) == GREEN
+    s = GAME.play(s, GREEN, "Ga1-Ga2")
+    assert GAME.to_move(s) == RED
+    assert GAME.seat_names(s) == ["Red", "Blue", "Green"]
+
+
+def test_play_returns_new_state() -> None:
+    s = start()
+    before = GAME.dump(s)
+    GAME.play(s, RED, "Ra1-Ra2")
+    assert GAME.dump(s) == before
+
+
+# -- facing (§2.7, D8) --------------------------------------------------------------
+FACING_F = "rK@Rf1 bK@Bf1 gK@Gf1 gA@Gf4"  # Red and Blue f-files open: they face
+
+
+def test_facing_is_check_for_both_and_must_be_resolved() -> None:
+    s = pos(FACING_F)
+    text = GAME.render(s)
+    assert "Red is in check (from Blue)" in text
+    assert "Blue is in check (from Red)" in text
+    # f2 stays on the f-file: only e1 and g1 get out of the facing
+    assert GAME.legal_moves(s) == ["Rf1-Re1", "Rf1-Rg1"]
+    assert_refused(GAME, s, RED, "Rf1-Rf2", "facing", "Blue General")
+
+
+def test_facing_along_the_bent_line() -> None:
+    # Red e-file runs into Blue g-file (Re8-Bg8): Re1 faces Bg1
+    s = pos("rK@Re1 bK@Bg1 gK@Gf1 gA@Gf4")
+    assert "Red is in check (from Blue)" in GAME.render(s)
+    assert moves_from(s, "Re1") == ["Rf1", "Rf2"]
+
+
+def test_move_that_opens_own_facing_is_illegal() -> None:
+    s = pos("rK@Rf1 rA@Rf4 bK@Bf1 gK@Gf1 gA@Gf4")
+    assert_refused(GAME, s, RED, "Rf4-Re2", "facing", "Blue")
+    assert moves_from(s, "Rf4") == []
+
+
+def test_may_open_facing_between_two_other_generals() -> None:
+    # the Red Pawn on Bf8 is all that separates Blue's and Green's Generals
+    s = pos("rK@Rf1 rA@Rf4 bK@Bf1 gK@Gf1 rP@Bf8")
+    assert moves_from(s, "Bf8") == ["Bd7", "Be7", "Bf7", "Bg7", "Bh7"]
+    s2 = GAME.play(s, RED, "Bf8-Be7")
+    assert s2.history[0] == (RED, "Bf8-Be7+")
+    assert "Blue is in check (from Green)" in GAME.render(s2)
+    assert "Green is in check (from Blue)" in GAME.render(s2)
+
+
+# -- check and legality (§5.2) -------------------------------------------------------
+def test_cannot_leave_own_general_in_check() -> None:
+    # Blue Rook on Red's f-file above the Guard pins it
+    s = base("bR@Rf6")
+    assert moves_from(s, "Rf4") == []
+    assert_refused(GAME, s, RED, "Rf4-Re2", "would leave your General in check", "Blue")
+
+
+def test_must_answer_check() -> None:
+    # the Blue Rook on Rf3 gives check; the General steps aside (f2 stays on the file)
+    s = pos("rK@Rf1 rE@Rd1 bK@Bf1 bA@Bf4 gK@Gf1 gA@Gf4 bR@Rf3")
+    assert "Red is in check (from Blue)" in GAME.render(s)
+    assert sorted(GAME.legal_moves(s)) == ["Rf1-Re1", "Rf1-Rg1"]
+
+
+def test_cannon_check_needs_a_screen() -> None:
+    s = pos("rK@Rf1 rA@Rf4 bK@Bf1 bA@Bf4 gK@Gf1 gA@Gf4 bC@Rf6")
+    assert "Red is in check (from Blue)" in GAME.render(s)  # Guard is the screen
+    s = pos("rK@Rf1 bK@Bf1 bA@Bf4 gK@Gf1 gA@Gf4 bC@Rf6 rP@Rb2")
+    assert "Red is in check" not in GAME.render(s)
+    # ... but up the f-file, over the apex, Green's Guard screens Green's General
+    assert "Green is in check (from Blue)" in GAME.render(s)
+
+
+# -- checkmate, victor, inheritance (§5.3, §5.5) ----------------------------------------
+MATE_BLUE = (
+    "rK@Rf1 rA@Rf4 gK@Gf1 gA@Gf4 rR@Be5 rR@Bg5 rR@Bi3 "
+    "bK@Bf1 bA@Bf4 bE@Bd1 bH@Bb1 bP@Bc5 bP@Rc5 to=R"
+)
+
+
+def test_checkmate_defeats_and_victor_inherits() -> None:
+    s = pos(MATE_BLUE)
+    s = GAME.play(s, RED, "Bi3-Bf3")
+    assert s.history[0] == (RED, "Bi3-Bf3+")
+    assert s.history[1][0] == BLUE and "checkmated" in s.history[1][1]
+    assert s.status[BLUE] == RED
+    assert GAME.outcome(s) is None
+    assert GAME.to_move(s) == GREEN  # the next survivor after Blue
+    got = pieces(s)
+    # General -> Red Banner, Guard and Bishop removed, the rest change colour
+    assert "rF@Bf1" in got and "rH@Bb1" in got and "rP@Bc5" in got and "rP@Rc5" in got
+    assert not any(t.startswith("b") for t in got)
+    assert "bA@Bf4" not in got and "rA@Bf4" not in got
+    assert "Blue  : defeated by Red" in GAME.render(s)
+    assert "Turn order:" in GAME.render(s) and "Red > Green" in GAME.render(s)
+
+
+def test_two_player_phase_alternates_and_converted_pawns_turn() -> None:
+    s = GAME.play(pos(MATE_BLUE), RED, "Bi3-Bf3")
+    s = GAME.play(s, GREEN, "Gf1-Ge1")
+    assert GAME.to_move(s) == RED
+    # the former Blue Pawn standing in Red's home now moves N/NE/NW (D11) ...
+    assert moves_from(s, "Rc5") == ["Rb5", "Rc6", "Rd6"]
+    # ... and the one at home in Blue's lattice is abroad for Red: S/SE/SW/E/W
+    assert moves_from(s, "Bc5") == ["Ba4", "Bb4", "Bc4", "Bd5", "Be6"]
+    s = GAME.play(s, RED, "Rc5-Rc6")
+    assert GAME.to_move(s) == GREEN
+    assert_refused(GAME, s, BLUE, "Bf3-Bf2", "out of the game")
+
+
+THIRD_PARTY = "rK@Rf1 bK@Bf1 bA@Bf4 gK@Gf1 gA@Gf4 bR@Re5 bR@Rg5 bR@Rf6 gP@Rf3 to=G"
+
+
+def test_mate_uncovered_by_third_player_goes_to_checker() -> None:
+    # Green's Pawn steps off Red's f-file and uncovers Blue's Rook: Green moved
+    # last, but Blue gives the check, so Blue defeats Red and inherits.
+    s = pos(THIRD_PARTY)
+    s = GAME.play(s, GREEN, "Rf3-Rd2")
+    assert s.history[0] == (GREEN, "Rf3-Rd2+")
+    assert s.status[RED] == BLUE
+    assert "bF@Rf1" in pieces(s) and "bP@Rd2" not in pieces(s) and "gP@Rd2" in pieces(s)
+    assert GAME.to_move(s) == BLUE
+
+
+DOUBLE = "rK@Rf1 bK@Bf1 bA@Bf4 gK@Gf1 gA@Gf4 bR@Rf6 gR@Re5 gR@Rg5 gP@Rg1 to=R"
+
+
+def test_both_check_victor_is_most_recent_default_last() -> None:
+    s = pos(DOUBLE)  # last defaults to Green (the survivor before Red)
+    assert s.status[RED] == GREEN
+    assert "gF@Rf1" in pieces(s) and "gR@Rf6" not in pieces(s) and "bR@Rf6" in pieces(s)
+    assert GAME.to_move(s) == BLUE
+
+
+def test_both_check_victor_is_most_recent_explicit_last() -> None:
+    s = pos(DOUBLE + " last=B")
+    assert s.status[RED] == BLUE
+    assert "bF@Rf1" in pieces(s)
+
+
+def test_win_by_defeating_both() -> None:
+    s = pos("rK@Rf1 rA@Rf4 gK@Gf1 rR@Ge5 rR@Gg5 rR@Gi3 alive=RG to=R")
+    s = GAME.play(s, RED, "Gi3-Gf3")
+    out = GAME.outcome(s)
+    assert out is not None and out.winners == (RED,) and set(out.losers) == {BLUE, GREEN}
+    assert GAME.to_move(s) is None
+    assert_refused(GAME, s, GREEN, "Gf1-Ge1", "game is over")
+    assert "Red wins" in GAME.render(s)
+
+
+# -- pass (§5.4) -----------------------------------------------------------------------
+BOXED_BLUE = "rK@Rf1 rA@Rf4 gK@Gf1 gA@Gf4 bK@Bf1 rR@Be5 rR@Bg5 rR@Bk4"
+
+
+def test_no_legal_move_passes_automatically() -> None:
+    s = pos(BOXED_BLUE)
+    s = GAME.play(s, RED, "Bk4-Bk2")
+    assert s.history == ((RED, "Bk4-Bk2"), (BLUE, "pass"))
+    assert GAME.to_move(s) == GREEN
+    assert s.status[BLUE] == -1  # not defeated
+    assert "Blue passes (no legal move)" in GAME.render(s)
+    assert "move 3" in GAME.render(s).splitlines()[0]
+
+
+def test_voluntary_pass_refused() -> None:
+    assert_refused(GAME, start(), RED, "pass", "cannot pass")
+
+
+# -- draws (§5.6) ------------------------------------------------------------------------
+def test_threefold_repetition() -> None:
+    s = start()
+    cycle = [(RED, "Ra1-Ra2"), (BLUE, "Ba1-Ba2"), (GREEN, "Ga1-Ga2"), (RED, "Ra2-Ra1"), (BLUE, "Ba2-Ba1"), (GREEN, "Ga2-Ga1")]
+    for seat, mv in cycle * 2:
+        assert GAME.outcome(s) is None
+        s = GAME.play(s, seat, mv)
+    out = GAME.outcome(s)
+    assert out is not None and out.is_draw and "repetition" in out.reason
+
+
+def test_quiet_turn_limit() -> None:
+    import random
+
+    rng = random.Random(3)
+    s = start()
+    for turn in range(300):
+        assert GAME.outcome(s) is None, turn
+        quiet = [m for m in GAME.legal_moves(s) if "x" not in m]
+        s = GAME.play(s, GAME.to_move(s), rng.choice(quiet))
+        assert s.history[-1][1] != "pass"
+    out = GAME.outcome(s)
+    assert out is not None and out.is_draw and "300" in out.reason
+
+
+# -- resignation (D15) ---------------------------------------------------------------------
+def test_resign_removes_army_and_play_goes_on() -> None:
+    s = GAME.resign(start(), RED)
+    assert not any(t.startswith("r") for t in pieces(s))
+    assert GAME.outcome(s) is None
+    assert GAME.to_move(s) == BLUE
+    assert "Red   : resigned" in GAME.render(s)
+    s = GAME.play(s, BLUE, "Ba1-Ba2")
+    assert GAME.to_move(s) == GREEN
+    s = GAME.play(s, GREEN, "Ga1-Ga2")
+    assert GAME.to_move(s) == BLUE
+    s = GAME.resign(s, GREEN)
+    out = GAME.outcome(s)
+    assert out is not None and out.winners == (BLUE,) and set(out.losers) == {RED, GREEN}
+
+
+def test_resign_out_of_turn_keeps_player_to_move() -> None:
+    s = GAME.resign(start(), GREEN)
+    assert GAME.to_move(s) == RED
+    s = GAME.play(s, RED, "Ra1-Ra2")
+    assert GAME.to_move(s) == BLUE
+    with pytest.raises(IllegalMove):
+        GAME.resign(s, GREEN)
+
+
+def test_resign_as_a_move_word() -> None:
+    s = GAME.play(start(), RED, "resign")
+    assert s.status[RED] == -2
+
+
+# -- refusals --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("seat", "move", "fragments"),
+    [
+        (RED, "hello", ("not a move", "Rf5-Rf6")),
+        (RED, "Ra1-Ra5", ("Ra5 is not a point", "ranks 1-4")),
+        (RED, "Xa1-Ra2", ("not a point",)),
+        (BLUE, "Ba1-Ba2", ("not your turn", "Red")),
+        (RED, "Rd5-Rd6", ("no piece on Rd5",)),
+        (RED, "Ba1-Ba2", ("Blue's", "not yours")),
+        (RED, "Ra1-Ra3", ("your own Pawn",)),
+        (RED, "Ra1xRa2", ("nothing to capture",)),
+        (RED, "Rf1-Re2", ("General", "orthogonal")),
+        (RED, "Re1-Re2", ("Guard", "diagonal")),
+        (RED, "Rb1-Rb3", ("Knight",)),
+        (RED, "Rf5-Rf9", ("Rook", "blocked")),
+        (RED, "Rd1-Rd3", ("Bishop",)),
+    ],
+)
+def test_refusals(seat: int, move: str, fragments: tuple[str, ...]) -> None:
+    assert_refused(GAME, start(), seat, move, *fragments)
+
+
+def test_refuse_capturing_a_general() -> None:
+    assert_refused(GAME, base("rR@Bf2"), RED, "Bf2xBf1", "never captured")
+
+
+def test_refuse_cannon_capture_without_screen() -> None:
+    assert_refused(GAME, base("rC@Rc2 bR@Bi4"), RED, "Rc2xBi4", "Cannon", "exactly one")
+
+
+def test_notation_is_case_insensitive_and_accepts_check_mark() -> None:
+    s = GAME.play(start(), RED, "ra1-RA2")
+    assert s.history[0] == (RED, "Ra1-Ra2")
+    s = GAME.play(base("rR@Bf3"), RED, "bf3xBF4+")
+    assert s.history[0][1] == "Bf3xBf4+"
+    assert "Bf3xBf4" in GAME.legal_moves(base("rR@Bf3"))
+
+
+def test_capture_written_with_dash_is_accepted() -> None:
+    s = GAME.play(base("rR@Bf3"), RED, "Bf3-Bf4")
+    assert s.history[0][1].startswith("Bf3xBf4")
+
+
+def test_base_fixture_is_quiet() -> None:
+    s = base()
+    assert GAME.to_move(s) == RED and "check" not in GAME.render(s)
+    assert pieces(s) == set(BASE.split())
