@@ -213,7 +213,7 @@ class Work:
     def __init__(self, pos: Position) -> None:
         self.board = list(pos.board)
         self.reserves = [list(pos.reserves[0]), list(pos.reserves[1])]
-        self.king_taken = False
+        self.king_taken: int | None = None  # square of a captured King
         self.captured: list[int] = []
         self.square = -1  # where the moving piece stands now
 
@@ -234,7 +234,7 @@ class Work:
             board[v] = EMPTY
             self.captured.append(v)
             if kind == "K":
-                self.king_taken = True
+                self.king_taken = v
             elif kind in RESERVE_INDEX:
                 self.reserves[1 - side][RESERVE_INDEX[kind]] += 1
         if not step.star:
@@ -248,7 +248,7 @@ class Work:
 
     def continuations(self, side: int) -> list[Step]:
         """Capture steps of the moving piece only, mid-chain (no en passant)."""
-        if self.king_taken:
+        if self.king_taken is not None:
             return []
         return piece_steps(self.board, self.square, None, tuple(self.reserves[side]), True)
 

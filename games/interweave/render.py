@@ -8,6 +8,8 @@ full board as ``|:S:|`` vs ``| S |`` cells, the compact one as ``:`` vs
 
 from __future__ import annotations
 
+import textwrap
+
 from games.interweave.board import DARK, EMPTY, NAMES, SIDE_NAMES, WHITE
 from games.interweave.position import Position
 from games.interweave.rules import State
@@ -24,7 +26,7 @@ def _reserve(pos: Position, side: int) -> str:
 
 def _status(state: State) -> str:
     if state.result is not None:
-        return f"Game over: {state.result.reason}."
+        return textwrap.fill(f"Game over. {state.result.reason}.", width=79)
     pos = state.pos
     return f"{SIDE_NAMES[pos.side]} to move (move {pos.fullmove})."
 

@@ -81,10 +81,12 @@ def initial_state(pos: Position, fifty: bool) -> State:
 
 
 def _stalemate(side: int) -> Outcome:
+    code = "0-1" if side == WHITE else "1-0"
     return Outcome(
         winners=(1 - side,),
         losers=(side,),
-        reason=f"{SIDE_NAMES[side]} has no legal move (stalemate loses)",
+        reason=f"{SIDE_NAMES[1 - side]} wins: {SIDE_NAMES[side]} has no legal move, and "
+        f"stalemate loses ({code}, stalemate)",
     )
 
 
@@ -92,7 +94,8 @@ def _fifty() -> Outcome:
     return Outcome(
         winners=(),
         losers=(),
-        reason="draw: 100 turns without a capture or a Pawn move (fifty-move rule)",
+        reason="Draw by the fifty-move rule: 100 turns without a capture or a Pawn move "
+        "(1/2-1/2, fifty-move)",
     )
 
 
@@ -119,7 +122,7 @@ def resolve(pos: Position, turn: ParsedTurn) -> tuple[list[Step], Work]:
     for i, ps in enumerate(turn.steps):
         if i:
             prefix = turn_text(done)
-            if work.king_taken:
+            if work.king_taken is not None:
                 raise IllegalMove(
                     f"{prefix} captures a King, which ends the game: nothing may follow"
                 )
@@ -319,11 +322,20 @@ def finish(state: State, steps: list[Step], work: Work, text: str) -> State:
         history[key] = history.get(key, 0) + 1
     me, them = SIDE_NAMES[side], SIDE_NAMES[1 - side]
     result = None
-    if work.king_taken:
-        result = Outcome((side,), (1 - side,), f"{me} captured a {them} King (king capture wins)")
+    code = "1-0" if side == WHITE else "0-1"
+    if work.king_taken is not None:
+        result = Outcome(
+            (side,),
+            (1 - side,),
+            f"{me} wins by king capture: {me} captured the {them} King on "
+            f"{NAMES[work.king_taken]} ({code}, king-capture)",
+        )
     elif history[key] >= 3:
         result = Outcome(
-            (1 - side,), (side,), f"{me} repeated a position for the third time (repetition loses)"
+            (1 - side,),
+            (side,),
+            f"{them} wins: {me} made a position occur for the third time, and "
+            f"repetition loses ({'0-1' if side == WHITE else '1-0'}, repetition)",
         )
     elif not has_step(new):
         result = _stalemate(1 - side)
