@@ -35,7 +35,7 @@ class App:
     @property
     def db(self) -> Database:
         if self._db is None:
-            self._db = Database(self.settings.database_url)
+            self._db = Database(self.settings.database_url, self.settings.busy_timeout)
             self._db.upgrade()
         return self._db
 
@@ -67,16 +67,24 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               help="Default days before a stalled player forfeits.")
 @click.option("--retry-base", envvar="PBMSERV_RETRY_BASE", type=float, default=60.0, show_default=True,
               help="Seconds before the first delivery retry (doubled each try).")
+@click.option("--lease-seconds", envvar="PBMSERV_LEASE_SECONDS", type=float, default=30.0, show_default=True,
+              help="Seconds a worker owns a received message; a crashed worker's messages wait this long.")
+@click.option("--delivery-lease-seconds", envvar="PBMSERV_DELIVERY_LEASE_SECONDS", type=float, default=120.0,
+              show_default=True, help="Seconds a deliverer owns a batch of replies before another may send them.")
+@click.option("--busy-timeout", envvar="PBMSERV_BUSY_TIMEOUT", type=float, default=30.0, show_default=True,
+              help="Seconds SQLite waits for another process's lock before the store fails (451 / exit 75).")
 @click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
 @click.pass_context
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None, listen: str,
-         max_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float, verbose: int) -> None:
+         max_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float,
+         lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, verbose: int) -> None:
     """pbmserv: a play-by-email game server."""
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     ctx.obj = App(Settings(database_url=database_url, addresses=addresses, relay=relay, listen=listen,
                            max_size=max_size, rate_limit=rate_limit, nagtime=nagtime, forfeittime=forfeittime,
-                           retry_base=retry_base))
+                           retry_base=retry_base, lease_seconds=lease_seconds,
+                           delivery_lease_seconds=delivery_lease_seconds, busy_timeout=busy_timeout))
 
 
 @main.command()

@@ -44,6 +44,10 @@ class Settings:
     max_delivery_tries: int = 12
     #: Seconds a worker owns an inbound message before another may take it.
     lease_seconds: float = 30.0
+    #: Seconds a deliverer owns a claimed outbox batch (longer than a batch's sending).
+    delivery_lease_seconds: float = 120.0
+    #: Seconds SQLite waits for another process's write lock before "database is locked".
+    busy_timeout: float = 30.0
     poll_interval: float = 0.5
 
     @property

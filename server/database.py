@@ -30,9 +30,9 @@ T = TypeVar("T")
 class Database:
     """One engine and its session factory."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, busy_timeout: float = 30.0) -> None:
         self.url = url
-        self.engine = make_engine(url)
+        self.engine = make_engine(url, busy_timeout)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     @property
@@ -80,18 +80,18 @@ def _retryable(exc: DBAPIError) -> bool:
     return "database is locked" in message or "busy" in message
 
 
-def make_engine(url: str) -> Engine:
+def make_engine(url: str, busy_timeout: float = 30.0) -> Engine:
     if url.startswith("postgresql://") or url.startswith("postgres://"):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
-        _sqlite_setup(engine)
+        engine = create_engine(url, connect_args={"timeout": busy_timeout, "check_same_thread": False})
+        _sqlite_setup(engine, busy_timeout)
     else:
         engine = create_engine(url, pool_pre_ping=True)
     return engine
 
 
-def _sqlite_setup(engine: Engine) -> None:
+def _sqlite_setup(engine: Engine, busy_timeout: float) -> None:
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
         # Let SQLAlchemy, not pysqlite, decide when transactions begin.
@@ -100,7 +100,7 @@ def _sqlite_setup(engine: Engine) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
         cursor.close()
 
     @event.listens_for(engine, "begin")

@@ -23,7 +23,6 @@ from server.model import Outbox, utcnow
 from server.worker import worker_name
 
 log = logging.getLogger("pbmserv.outbox")
-CLAIM_SECONDS = 120
 
 
 @dataclass
@@ -57,7 +56,7 @@ class Deliverer:
             ).all()
             for row in rows:
                 row.claimed_by = self.name
-                row.claimed_until = now + timedelta(seconds=CLAIM_SECONDS)
+                row.claimed_until = now + timedelta(seconds=self.settings.delivery_lease_seconds)
             return [Job(r.id, r.envelope_from, list(r.recipients), r.message, r.tries) for r in rows]
 
         return self.db.run(work)

@@ -23,7 +23,7 @@ log = logging.getLogger("pbmserv.serve")
 class Server:
     def __init__(self, settings: Settings, db: Database | None = None) -> None:
         self.settings = settings
-        self.db = db or Database(settings.database_url)
+        self.db = db or Database(settings.database_url, settings.busy_timeout)
         self.db.upgrade()
         self.stopping = threading.Event()
         self.inbound_ready = threading.Event()
