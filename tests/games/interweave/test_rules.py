@@ -284,3 +284,26 @@ def test_loaded_position_is_checked_at_once() -> None:
     # Stalemate beats the move-count rule.
     st = state("Pb7 Pg7 Kd1 Ke1", "Ka8 Kh8", side="b", halfmove=100)
     assert GAME.outcome(st).losers == (1,)
+
+
+def test_custodian_partner_may_be_a_king() -> None:
+    # b4-c5 sandwiches d5 against the White King on e5; the King can also leap d5.
+    st = state("Pb4 Ke5 Kh1", "Ld5 Ka8 Kh8")
+    assert legal(st) == ["b4xc5", "e5xc5"]
+    assert fields(GAME.play(st, 0, "b4xc5{d5}"))[3] == "l"
+
+
+def test_en_passant_landing_also_captures_custodially() -> None:
+    # f2-d4 passes e3; e4xe2 takes d4 en passant and d2 against Black's c2.
+    st = state("Pf2 Pd2 Kh1 Kh2", "Pe4 Pc2 Ka8 Kb8")
+    st = GAME.play(st, 0, "f2-d4")
+    assert fields(st)[2] == "e3:d4"
+    assert legal(st) == ["e4xe2"]
+    st = GAME.play(st, 1, "e4xe2{d2,d4}")
+    assert fields(st)[0] == "kk6/8/8/8/8/8/2p1p2K/7K"
+
+
+def test_smasher_cannot_jump() -> None:
+    st = state("Sa1 Pa2 Kh1 Kh2", "Pa4 Kc8 Kd8")
+    # a4 would be approached from a3, but a2 (own Pawn) blocks the slide.
+    assert not any(t.startswith("a1x") for t in legal(st))
