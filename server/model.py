@@ -212,3 +212,22 @@ class Rating(Base):
     draws: Mapped[int] = mapped_column(Integer, default=0)
 
     user: Mapped[User] = relationship(lazy="joined")
+
+
+class Reminder(Base):
+    """One reminder sent: at most one per board, ply and nag period.
+
+    The unique key is what makes ``pbmserv remind`` idempotent: however often
+    cron runs it, and even two runs at once, a period is reminded once.
+    """
+
+    __tablename__ = "reminders"
+    __table_args__ = (UniqueConstraint("board_id", "ply", "period", name="uq_reminders_board_ply_period"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board_id: Mapped[int] = mapped_column(ForeignKey("boards.id", ondelete="CASCADE"))
+    ply: Mapped[int] = mapped_column(Integer)
+    #: 1 for the first reminder of a turn (after one nag time), 2 after two, ...
+    period: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    sent_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
