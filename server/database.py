@@ -13,15 +13,16 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from alembic import command as alembic_command
-from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from server.resources import migrations_dir
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -109,6 +110,8 @@ def _sqlite_setup(engine: Engine, busy_timeout: float) -> None:
 
 
 def alembic_config(engine: Engine | None = None) -> Config:
+    from alembic.config import Config  # imported on use: it is slow, and most runs are up to date
+
     config = Config()
     config.set_main_option("script_location", str(migrations_dir()))
     if engine is not None:
@@ -123,6 +126,8 @@ def upgrade_schema(engine: Engine) -> None:
     On PostgreSQL an advisory lock keeps two servers starting together from
     migrating at once.
     """
+    from alembic import command as alembic_command
+
     config = alembic_config(engine)
     with engine.connect() as conn:
         if engine.dialect.name == "postgresql":
