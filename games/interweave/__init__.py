@@ -12,6 +12,7 @@ string), :mod:`moves` (generators and turn enumeration), :mod:`notation`
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from games.contract import Game, IllegalMove, OptionError, Outcome, split_option
@@ -67,12 +68,33 @@ An optional piece letter (Le2-...) and {captured squares} are checked.
 
 Options:
   -compact              a smaller board
-  -position=POSITION    start from a position string (spaces may be '_'):
+  -position=POSITION    start from a position string (spaces or '_'):
       placement side ep reserves halfmove fullmove, e.g.
       srlkklrs/pppppppp/8/8/8/8/PPPPPPPP/SRLKKLRS w - - 0 1
       ep is - or passed:victim (c3:d4); reserves - or e.g. SLr
   -fifty=on|off         the 100-turn draw rule (default on)
 """
+
+
+def _join_position_fields(tokens: list[str]) -> list[str]:
+    """Glue ``-position=PLACEMENT w - - 0 1`` back together when mail split it.
+
+    A mailed challenge line is split at spaces, so the later fields of a
+    position string arrive as tokens of their own; none of them looks like
+    an option (``-`` alone or ``-`` plus a letter), which is how they are told apart.
+    """
+    out: list[str] = []
+    for token in tokens:
+        if (
+            out
+            and out[-1].lower().startswith("-position=")
+            and not re.match(r"^-[A-Za-z]", token)
+            and len(out[-1].split()) < 6
+        ):
+            out[-1] += " " + token
+        else:
+            out.append(token)
+    return out
 
 
 class Interweave(Game):
@@ -92,6 +114,7 @@ class Interweave(Game):
 
     def parse_options(self, tokens: list[str]) -> dict[str, Any]:
         opts: dict[str, Any] = {"compact": False, "position": None, "fifty": True}
+        tokens = _join_position_fields(tokens)
         for token in tokens:
             name, value = split_option(token)
             if name == "compact" and value is None:

@@ -19,6 +19,10 @@ def test_position_option_round_trip_and_forms() -> None:
     assert GAME.position(st) == START
     alt = GAME.start(GAME.parse_options([f"-position={START.replace(' ', '_')}"]), 2)
     assert GAME.position(alt) == START
+    split = GAME.parse_options(["-compact", "-position=" + START.split()[0], *START.split()[1:]])
+    assert split["position"] == START and split["compact"]
+    split = GAME.parse_options(["-position=" + START.split()[0], *START.split()[1:], "-fifty=off"])
+    assert split["position"] == START and not split["fifty"]
     short = GAME.start(GAME.parse_options(["-position=" + " ".join(START.split()[:4])]), 2)
     assert GAME.position(short) == START
 
