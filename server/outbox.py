@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import smtplib
+import socket
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -39,6 +40,8 @@ class Deliverer:
         self.db = db
         self.settings = settings
         self.name = name or worker_name()
+        #: Our EHLO name, looked up once: smtplib would call getfqdn() per connection.
+        self.helo_name = socket.getfqdn()
 
     def claim(self, limit: int = 20) -> list[Job]:
         def work(session: Session) -> list[Job]:
@@ -71,7 +74,7 @@ class Deliverer:
             self._release(jobs)
             return 0
         try:
-            with smtplib.SMTP(relay[0], relay[1], timeout=30) as smtp:
+            with smtplib.SMTP(relay[0], relay[1], local_hostname=self.helo_name, timeout=30) as smtp:
                 for job in jobs:
                     self._send(smtp, job)
         except (OSError, smtplib.SMTPException) as exc:
