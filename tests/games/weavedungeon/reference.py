@@ -137,21 +137,17 @@ def pseudo(board, x):
         fwd = 1 if me == 0 else -1
         f1 = _off(x, 0, fwd)
         if f1 is not None:
-            if not board[f1]:
-                out.add(f1)
-            elif board[f1] >> 3 != me and g.is_step(x, f1):
+            if not board[f1] or board[f1] >> 3 != me and g.is_step(x, f1):
                 out.add(f1)
             f2 = _off(x, 0, 2 * fwd)
-            if f2 is not None and not board[f2]:
-                if cell:
-                    out.add(f2)
-                elif (
-                    not g.is_cell(f1)
-                    and not g.is_cell(f2)
-                    and g.SEGMENT[x] == g.SEGMENT[f1] == g.SEGMENT[f2]
-                    and not board[f1]
-                ):
-                    out.add(f2)
+            same_segment = (
+                f2 is not None
+                and not g.is_cell(f1)
+                and not g.is_cell(f2)
+                and g.SEGMENT[x] == g.SEGMENT[f1] == g.SEGMENT[f2]
+            )
+            if f2 is not None and not board[f2] and (cell or (same_segment and not board[f1])):
+                out.add(f2)
         for df in (-1, 1):
             q = _off(x, df, 0)
             if q is not None and board[q] and board[q] >> 3 != me and g.is_step(x, q):
@@ -165,9 +161,11 @@ def in_check(board, colour):
         if not pc or pc >> 3 == colour:
             continue
         if star in pseudo(board, x):
-            if pc & 7 == K and g.is_cell(x) and g.is_cell(star):
-                if abs(g.file_of(x) - g.file_of(star)) == 2 and abs(g.rank_of(x) - g.rank_of(star)) == 2:
-                    continue  # diagonal check rule
+            diagonal = (
+                abs(g.file_of(x) - g.file_of(star)) == 2 and abs(g.rank_of(x) - g.rank_of(star)) == 2
+            )
+            if pc & 7 == K and g.is_cell(x) and g.is_cell(star) and diagonal:
+                continue  # diagonal check rule
             return True
     return False
 
