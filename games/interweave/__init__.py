@@ -68,7 +68,8 @@ An optional piece letter (Le2-...) and {captured squares} are checked.
 
 Options:
   -compact              a smaller board
-  -position=POSITION    start from a position string (spaces or '_'):
+  -position=POSITION    start from a position string; in mail write '_'
+                        for its spaces:
       placement side ep reserves halfmove fullmove, e.g.
       srlkklrs/pppppppp/8/8/8/8/PPPPPPPP/SRLKKLRS w - - 0 1
       ep is - or passed:victim (c3:d4); reserves - or e.g. SLr

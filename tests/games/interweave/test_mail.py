@@ -52,3 +52,9 @@ def test_interweave_by_mail_from_challenge_to_a_king_capture(server: Running) ->
     assert any("Finished" in m.subject for m in end)
     text = end[0].text
     assert "king capture" in text and "d8" in text
+
+    # A second board from a position string, written with '_' for its spaces.
+    pos = "kk6/8/8/8/8/8/2p1p2K/7K_w_-_-_0_1"
+    new = server.mail("bob@example.org", f"interweave challenge bob alice -compact -position={pos}")
+    assert new and "102" in new[0].subject
+    assert "2 .:p:p:.K" in new[0].text  # a2 light, b2 dark, ..., f2 dark, g2 light
