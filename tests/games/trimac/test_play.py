@@ -200,7 +200,14 @@ def test_voluntary_pass_refused() -> None:
 # -- draws (§5.6) ------------------------------------------------------------------------
 def test_threefold_repetition() -> None:
     s = start()
-    cycle = [(RED, "Ra1-Ra2"), (BLUE, "Ba1-Ba2"), (GREEN, "Ga1-Ga2"), (RED, "Ra2-Ra1"), (BLUE, "Ba2-Ba1"), (GREEN, "Ga2-Ga1")]
+    cycle = [
+        (RED, "Ra1-Ra2"),
+        (BLUE, "Ba1-Ba2"),
+        (GREEN, "Ga1-Ga2"),
+        (RED, "Ra2-Ra1"),
+        (BLUE, "Ba2-Ba1"),
+        (GREEN, "Ga2-Ga1"),
+    ]
     for seat, mv in cycle * 2:
         assert GAME.outcome(s) is None
         s = GAME.play(s, seat, mv)

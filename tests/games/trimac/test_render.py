@@ -28,8 +28,20 @@ def test_t25_key_exactly_as_spec_and_in_help() -> None:
 def test_help_width_and_content() -> None:
     text = GAME.help()
     assert max(len(line) for line in text.splitlines()) <= 79
-    for word in ("General", "Guard", "Bishop", "Knight", "Rook", "Cannon", "Pawn", "Banner",
-                 "-position", "-compact", "Rc4xBf4", "resign"):
+    for word in (
+        "General",
+        "Guard",
+        "Bishop",
+        "Knight",
+        "Rook",
+        "Cannon",
+        "Pawn",
+        "Banner",
+        "-position",
+        "-compact",
+        "Rc4xBf4",
+        "resign",
+    ):
         assert word in text
 
 
