@@ -109,5 +109,6 @@ def make_mail(sender: str, to: str, subject: str, body: str = "", **headers: str
 def send(port: int, msg: EmailMessage | bytes, sender: str = "", to: str = "pbmserv@localhost",
          envelope_from: str | None = None) -> None:
     with smtplib.SMTP("127.0.0.1", port, timeout=30) as smtp:
-        data = msg if isinstance(msg, bytes) else msg.as_bytes()
+        # CRLF on the wire, as a real client sends it (smtplib leaves bytes alone).
+        data = msg if isinstance(msg, bytes) else msg.as_bytes(policy=policy.SMTP)
         smtp.sendmail(envelope_from if envelope_from is not None else sender, [to], data)
