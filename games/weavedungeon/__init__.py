@@ -80,9 +80,15 @@ names (Triangle c1-e3) are accepted too.
 Options:
   -compact            a denser board
   -position=STRING    start from a position:
-                      <placement> <side> <rescue-pool> <fullmove>, e.g.
+                      <placement> <side> <rescue-pool> <fullmove>
+                      (ranks 9 to 1, White upper case; _ may stand
+                      for a space), e.g. the start:
   pstckctsp/ddddddddd/9/9/9/9/9/DDDDDDDDD/PSTCKCTSP w - 1
 """
+
+
+def _looks_like_option(token: str) -> bool:
+    return len(token) > 1 and token[0] == "-" and token[1].isalpha()
 
 
 def _grade(pos: Position, winner: int) -> str:
@@ -112,8 +118,19 @@ class WeaveDungeon(Game):
 
     def parse_options(self, tokens: list[str]) -> dict[str, Any]:
         options: dict[str, Any] = {"compact": False, "position": None}
-        for token in tokens:
-            name, value = split_option(token)
+        tokens = list(tokens)
+        i = 0
+        while i < len(tokens):
+            name, value = split_option(tokens[i])
+            i += 1
+            if name == "position" and value is not None:
+                # The string has spaces: take back the fields a mailer split off
+                # ("-" is the empty pool, not an option).  "_" may stand for a space.
+                parts = [value]
+                while i < len(tokens) and not _looks_like_option(tokens[i]):
+                    parts.append(tokens[i])
+                    i += 1
+                value = " ".join(parts).replace("_", " ").strip().strip("\"'").strip()
             if name == "compact":
                 if value is not None:
                     raise OptionError(f"-compact takes no value; {OPTIONS_TEXT}")

@@ -151,8 +151,8 @@ def _unreachable(pos: Position, label: str, t: int, x: int, y: int) -> str:
     if t == CIRCLE:
         return "the Circle moves one or two squares straight along a rank or file"
     if t in (TRIANGLE, SQUARE) and g.is_cell(x):
-        line = "diagonal" if t == TRIANGLE else "rank or file"
-        return f"from the Dungeon a {name} moves only along a straight {line} line"
+        line = "a diagonal" if t == TRIANGLE else "a rank or file"
+        return f"from the Dungeon a {name} moves only in a straight line along {line}"
     if g.is_cell(y):
         if t == STAR:
             return (

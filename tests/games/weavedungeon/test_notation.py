@@ -99,6 +99,16 @@ def test_options():
             assert "-compact" in str(exc.value) and "-position" in str(exc.value)
 
 
+def test_position_split_into_tokens_by_a_mailer():
+    want = "k8/9/9/9/9/9/9/9/8K b T 3"
+    tokens = ["-compact", "-position=k8/9/9/9/9/9/9/9/8K", "b", "T", "3"]
+    assert GAME.parse_options(tokens) == {"compact": True, "position": want}
+    tokens = ["-position=k8/9/9/9/9/9/9/9/8K", "w", "-", "1", "-compact"]
+    assert GAME.parse_options(tokens)["position"] == "k8/9/9/9/9/9/9/9/8K w - 1"
+    assert GAME.parse_options(["-position=k8/9/9/9/9/9/9/9/8K_b_T_3"])["position"] == want
+    assert GAME.parse_options(['-position="k8/9/9/9/9/9/9/9/8K', "b", "T", '3"'])["position"] == want
+
+
 def test_start_from_a_position_counts_the_star_as_unmoved_only_on_its_throne():
     st = state("Ke1", "Kd8")
     assert GAME.dump(st)["star_moved"] == [False, True]
