@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 import games
 from games import Game, Outcome
@@ -19,6 +19,7 @@ from server.accounts import addresses_of
 from server.commands.base import CommandError, Context
 from server.config import Settings
 from server.model import Board, Move, Seat, User, utcnow
+from server.ratings import rate_board
 from server.replies import Mail, board_root
 
 FIRST_BOARD = 101
@@ -130,6 +131,11 @@ def apply_state(board: Board, game: Game, state: Any) -> Outcome | None:
 
 
 def finish(board: Board, outcome: Outcome) -> None:
+    """End the game: the single place a board finishes, so ratings follow it here.
+
+    The ratings change in the caller's transaction (the board's own session),
+    so the end of a game and its rating are stored together or not at all.
+    """
     board.status = "finished"
     board.to_move = None
     board.finished_at = utcnow()
@@ -140,9 +146,15 @@ def finish(board: Board, outcome: Outcome) -> None:
         "grade": outcome.grade,
     }
     pending = dict(board.pending or {})
-    for key in ("resign", "vote", "queue"):
+    for key in ("resign", "vote", "queue", "submit"):
         pending.pop(key, None)
     board.pending = pending
+    session = object_session(board)
+    if session is None:
+        raise RuntimeError(f"board {board.game} {board.number} finished outside a session: it cannot be rated")
+    rated = rate_board(session, board)
+    if rated:
+        board.outcome = {**board.outcome, "ratings": [[c.seat, round(c.before, 1), round(c.after, 1)] for c in rated]}
 
 
 def record_move(session: Session, board: Board, seat: int, move: str) -> None:
@@ -258,6 +270,13 @@ def announce(
     mails: list[Mail] = []
     recipients: list[tuple[User, int | None]] = [(u, i) for i, u in enumerate(seat_users(board))]
     recipients += [(u, None) for u in watchers(ctx.session, board)]
+    if board.status != "active":
+        # "notify" subscribers hear only of the end, and once: nothing is
+        # announced on a board after it has ended.
+        from server.watchers import board_watchers
+
+        seen = {u.id for u, _ in recipients}
+        recipients += [(u, None) for u in board_watchers(ctx.session, board, "notify") if u.id not in seen]
     for user, seat in recipients:
         if not user.active or not user.addresses:
             continue

@@ -65,4 +65,14 @@ def dispatch(ctx: Context, words: list[str]) -> Result:
         raise CommandError(str(exc), title=game.title if game else None) from None
 
 # The command modules register themselves on import.
-from server.commands import general, play, votes  # noqa: E402,F401
+from server.commands import (  # noqa: E402,F401
+    general,
+    play,
+    policy,
+    preview,
+    queued_moves,
+    records,
+    social,
+    two_step,
+    votes,
+)

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from games import Game, Outcome
+from games import Game, GameError, Outcome
 from server import accounts, boards
 from server.commands.base import CommandError, Context, Result
 from server.commands.registry import GameCommand, game_verb
@@ -183,24 +183,64 @@ def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, co
 
 
 def play_move(ctx: Context, board: Board, game: Game, seat: int, move: str) -> tuple[Any, str]:
-    """Play ``move`` for ``seat``: store it, then apply resigns queued for the next player."""
-    state = game.load(board.state)
+    """Play ``move`` for ``seat`` and store it, then what the next players queued."""
+    state = store_move(ctx, board, game, game.load(board.state), seat, move)
+    return apply_queued(ctx, board, game, state)
+
+
+def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, move: str) -> Any:
+    """Play one move on the stored board (IllegalMove changes nothing)."""
     new_state = game.play(state, seat, move)
     boards.record_move(ctx.session, board, seat, move)
     pending = dict(board.pending or {})
     pending.pop("vote", None)  # a normal move cancels a pending proposal
+    pending.pop("submit", None)  # a submitted move was for the position before this one
+    queued = {k: v for k, v in pending.get("queue", {}).items() if k != str(seat)}
+    if queued:
+        pending["queue"] = queued
+    else:
+        pending.pop("queue", None)
     board.pending = pending
     boards.apply_state(board, game, new_state)
-    return apply_queued_resigns(ctx, board, game, new_state)
+    return new_state
 
 
-def apply_queued_resigns(ctx: Context, board: Board, game: Game, state: Any) -> tuple[Any, str]:
+def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[Any, str]:
+    """Resignations and moves queued for whoever is to move now, in turn order.
+
+    A queued move is played if it is still legal (and, when it was queued
+    with #N, if the board is at move #N); otherwise it is dropped and the
+    note, which every player's board mail carries, tells its owner so.
+    """
     notes = []
-    while board.status == "active" and board.to_move in (board.pending or {}).get("resign", []):
+    while board.status == "active" and board.to_move is not None:
         seat = board.to_move
         user = boards.seat_users(board)[seat]
-        state = resign_state(ctx, board, game, state, seat, f"{user.userid} resigned")
-        notes.append(f"{user.userid}'s resignation takes effect.")
+        pending = dict(board.pending or {})
+        if seat in pending.get("resign", []):
+            state = resign_state(ctx, board, game, state, seat, f"{user.userid} resigned")
+            notes.append(f"{user.userid}'s resignation takes effect.")
+            continue
+        queued = pending.get("queue", {}).get(str(seat))
+        if queued is None:
+            break
+        rest = {k: v for k, v in pending["queue"].items() if k != str(seat)}
+        if rest:
+            pending["queue"] = rest
+        else:
+            pending.pop("queue")
+        board.pending = pending
+        move, moveno = queued["move"], queued.get("n")
+        if moveno is not None and moveno != board.ply + 1:
+            notes.append(f"{user.userid}'s queued move was for move #{moveno}, but the board is at "
+                         f"move #{board.ply + 1}: it is not played.")
+            break
+        try:
+            state = store_move(ctx, board, game, state, seat, move)
+        except GameError as exc:
+            notes.append(f"{user.userid}'s queued move {move} is not legal now ({exc}): it is not played.")
+            break
+        notes.append(f"{user.userid}'s queued move {move} is played.")
     return state, " ".join(notes)
 
 
@@ -222,19 +262,24 @@ def has_moved(ctx: Context, board: Board, seat: int) -> bool:
     return bool(ctx.session.scalar(select(func.count()).select_from(Move).where(Move.board_id == board.id, Move.seat == seat)))
 
 
-def resign_now(ctx: Context, board: Board, game: Game, seat: int, user: User, reason: str) -> list[Mail]:
-    """Resign at once (signoff, or on one's turn); a seat that never moved removes the board."""
+def resign_now(
+    ctx: Context, board: Board, game: Game, seat: int, user: User, reason: str, verb: str = "resigned"
+) -> list[Mail]:
+    """Resign at once (signoff, on one's turn, a forfeit); a seat that never moved removes the board.
+
+    ``verb`` words the headline ("resigned", "signed off", "forfeits ...").
+    """
     state = game.load(board.state)
     if not has_moved(ctx, board, seat):
         board.status = "removed"
         board.to_move = None
         board.finished_at = utcnow()
         board.pending = {}
-        headline = f"{user.userid} resigned before making a move: {game.title} Board {board.number} is removed."
+        headline = f"{user.userid} {verb} before making a move: {game.title} Board {board.number} is removed."
     else:
         state = resign_state(ctx, board, game, state, seat, reason)
-        state, notes = apply_queued_resigns(ctx, board, game, state)
-        headline = f"{user.userid} resigned. {notes}".strip()
+        state, notes = apply_queued(ctx, board, game, state)
+        headline = f"{user.userid} {verb}. {notes}".strip()
     return boards.announce(ctx, board, game, state, headline)
 
 

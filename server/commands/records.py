@@ -1,0 +1,83 @@
+"""``GAME history`` and ``GAME standings``: what is over, and who stands where.
+
+The arithmetic of the ratings is in ``server.ratings``; this only shows it.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from games import Game
+from server import accounts, boards, ratings
+from server.commands.base import CommandError, Context, Result
+from server.commands.registry import GameCommand, game_verb
+from server.model import Board, Rating, Seat
+
+HISTORY_ROWS = 100
+
+
+def result_of(board: Board) -> str:
+    if board.status == "removed":
+        return "removed (not rated)"
+    out = board.outcome or {}
+    users = boards.seat_users(board)
+    winners = [users[s].userid for s in out.get("winners", [])]
+    if not winners:
+        return f"draw ({out.get('reason', '')})"
+    grade = f", {out['grade']}" if out.get("grade") else ""
+    return f"{', '.join(winners)} ({out.get('reason', '')}{grade})"
+
+
+@game_verb
+class History(GameCommand):
+    name = "history"
+    argument_description = "[USERID]"
+    description = f"Finished games (the last {HISTORY_ROWS}): date, board, winner, players."
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        if len(args) > 1:
+            raise CommandError(f"Usage: {game.name} history [USERID]", title=game.title)
+        query = select(Board).where(Board.game == game.name, Board.status != "active")
+        who = ""
+        if args:
+            user = accounts.require_user(ctx.session, args[0])
+            query = query.join(Seat).where(Seat.user_id == user.id)
+            who = f" of {user.userid}"
+        rows = list(ctx.session.scalars(query.order_by(Board.finished_at.desc(), Board.number.desc())
+                                        .limit(HISTORY_ROWS)))
+        title = f"{game.title} history{who}"
+        if not rows:
+            return Result(f"{title}: no finished games yet.", subject=f"{game.title} history")
+        lines = [f"{title} (newest first):", "", f"  {'Date':<10}  {'Board':>5}  {'Moves':>5}  Result / Players"]
+        for b in rows:
+            date = b.finished_at.strftime("%Y-%m-%d") if b.finished_at else "?"
+            lines.append(f"  {date:<10}  {b.number:>5}  {b.ply:>5}  {result_of(b)}")
+            lines.append(f"  {'':<10}  {'':>5}  {'':>5}  {' vs '.join(u.userid for u in boards.seat_users(b))}")
+        return Result("\n".join(lines), subject=f"{game.title} history")
+
+
+@game_verb
+class Standings(GameCommand):
+    name = "standings"
+    aliases = ("ratings",)
+    argument_description = ""
+    description = (f"Rating table: everyone starts at {ratings.START:.0f}; provisional (P) for the first "
+                   f"{ratings.PROVISIONAL_GAMES} games, then Elo with K={ratings.K:.0f}.")
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        if args:
+            raise CommandError(f"Usage: {game.name} standings", title=game.title)
+        rows = [r for r in ctx.session.scalars(select(Rating).where(Rating.game == game.name)
+                                                .order_by(Rating.rating.desc(), Rating.id)) if r.user.active]
+        if not rows:
+            return Result(f"{game.title} standings: no rated games yet; everyone starts at {ratings.START:.0f}.",
+                          subject=f"{game.title} standings")
+        lines = [f"{game.title} standings:", "",
+                 f"  {'#':>3}  {'Player':<20} {'Rating':>6}  {'Games':>5}  {'W':>4} {'L':>4} {'D':>4}"]
+        for rank, r in enumerate(rows, start=1):
+            mark = " P" if ratings.is_provisional(r.games) else ""
+            lines.append(f"  {rank:>3}  {r.user.userid:<20} {r.rating:>6.0f}  {r.games:>5}  "
+                         f"{r.wins:>4} {r.losses:>4} {r.draws:>4}{mark}")
+        lines += ["", f"P: provisional (fewer than {ratings.PROVISIONAL_GAMES} rated games): the average of the "
+                  "player's performances (opponent's rating +400 for a win, -400 for a loss)."]
+        return Result("\n".join(lines), subject=f"{game.title} standings")

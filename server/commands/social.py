@@ -1,0 +1,162 @@
+"""Talking and following: chat, message, subscribe, unsubscribe, notify.
+
+Followers are rows in ``subscriptions``: kind "watch" gets every board mail
+(``boards.announce`` adds them), kind "notify" only the mail that ends the
+board.  Players get all of that anyway, so they cannot subscribe to their
+own boards.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import delete, select
+
+from games import Game
+from server import accounts, boards
+from server.accounts import addresses_of
+from server.commands.base import Command, CommandError, Context, Result
+from server.commands.registry import GameCommand, game_verb, general
+from server.model import Board, Subscription, User
+from server.replies import Mail, board_root
+from server.watchers import board_watchers
+
+#: Most recipients one ``message`` may name.
+MAX_RECIPIENTS = 20
+
+
+def quoted(userid: str, text: str) -> str:
+    return f"{userid} writes:\n\n" + "\n".join("  " + line for line in text.splitlines()) + "\n"
+
+
+def require_body(ctx: Context, what: str, title: str | None = None, board: Board | None = None) -> str:
+    text = ctx.request.comment.strip()
+    if not text:
+        raise CommandError(f"Nothing to send: the body of your mail is the {what} (the subject holds the command)",
+                           title=title, board=board)
+    return text
+
+
+def open_board(ctx: Context, game: Game, args: list[str], usage: str) -> tuple[Board, User]:
+    """BOARD USERID PASSWORD for someone who need not play on the board."""
+    if len(args) != 3:
+        raise CommandError(f"Usage: {game.name} {usage}", title=game.title)
+    number, at = boards.parse_board_ref(args[0])
+    if at is not None:
+        raise CommandError(f"{args[0]}: name the board without #N here", title=game.title)
+    board = boards.find_board(ctx.session, game, number)
+    user = accounts.authenticate(ctx.session, args[1], args[2])
+    return board, user
+
+
+def subscription(ctx: Context, board: Board, user: User, kind: str) -> Subscription | None:
+    return ctx.session.scalars(select(Subscription).where(
+        Subscription.board_id == board.id, Subscription.user_id == user.id, Subscription.kind == kind)).first()
+
+
+def check_can_follow(ctx: Context, game: Game, board: Board, user: User, kind: str) -> None:
+    if boards.seat_of(board, user) is not None:
+        raise CommandError(f"{user.userid} plays on {game.title} Board {board.number} and gets its mail anyway",
+                           board=board, title=game.title)
+    if board.status != "active":
+        raise CommandError(f"{game.title} Board {board.number} is over: {game.name} show {board.number} "
+                           "mails it to you", board=board, title=game.title)
+    if subscription(ctx, board, user, kind) is not None:
+        what = "watches" if kind == "watch" else "is to be told of the end of"
+        raise CommandError(f"{user.userid} already {what} {game.title} Board {board.number}",
+                           board=board, title=game.title)
+
+
+@game_verb
+class Chat(GameCommand):
+    name = "chat"
+    argument_description = "BOARD USERID PASSWORD"
+    description = "The body of your mail goes to the players and watchers of the board."
+    password_args = (2,)
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        board, user = open_board(ctx, game, args, "chat BOARD USERID PASSWORD")
+        watchers = board_watchers(ctx.session, board)
+        audience = boards.seat_users(board) + watchers
+        if user.id not in {u.id for u in audience} and subscription(ctx, board, user, "notify") is None:
+            raise CommandError(f"{user.userid} neither plays on nor watches {game.title} Board {board.number}",
+                               board=board, title=game.title)
+        text = require_body(ctx, "chat message", game.title, board)
+        root = board_root(ctx.settings, game.name, board.number)
+        subject = f"{game.title} Board {board.number} chat from {user.userid}"
+        body = quoted(user.userid, text)
+        mails = [Mail(to=addresses_of(u), subject=subject, body=body, references=[root], users=[u.userid])
+                 for u in audience if u.active and u.addresses]
+        names = ", ".join(u.userid for u in audience if u.id != user.id) or "nobody else"
+        return Result(f"Your chat on {game.title} Board {board.number} went to: {names}.\n\n{body}",
+                      subject=subject, mails=mails, references=[root])
+
+
+@game_verb
+class Subscribe(GameCommand):
+    name = "subscribe"
+    argument_description = "BOARD USERID PASSWORD"
+    description = "Watch a board: receive every move mail (until 'unsubscribe' or the end)."
+    password_args = (2,)
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        board, user = open_board(ctx, game, args, "subscribe BOARD USERID PASSWORD")
+        check_can_follow(ctx, game, board, user, "watch")
+        ctx.session.add(Subscription(board_id=board.id, user_id=user.id, kind="watch"))
+        return Result(f"{user.userid} now watches {game.title} Board {board.number}: every move mail comes to "
+                      f"you too. {game.name} unsubscribe {board.number} {user.userid} PASSWORD stops it.",
+                      subject=f"{game.title} Board {board.number} subscribed")
+
+
+@game_verb
+class Notify(GameCommand):
+    name = "notify"
+    argument_description = "BOARD USERID PASSWORD"
+    description = "Be told (once, with the final board) when the board ends; 'unsubscribe' undoes it."
+    password_args = (2,)
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        board, user = open_board(ctx, game, args, "notify BOARD USERID PASSWORD")
+        check_can_follow(ctx, game, board, user, "notify")
+        ctx.session.add(Subscription(board_id=board.id, user_id=user.id, kind="notify"))
+        return Result(f"{user.userid} will be told when {game.title} Board {board.number} ends.",
+                      subject=f"{game.title} Board {board.number} notify")
+
+
+@game_verb
+class Unsubscribe(GameCommand):
+    name = "unsubscribe"
+    argument_description = "BOARD USERID PASSWORD"
+    description = "Stop watching a board (and drop a 'notify' on it)."
+    password_args = (2,)
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        board, user = open_board(ctx, game, args, "unsubscribe BOARD USERID PASSWORD")
+        gone = ctx.session.execute(delete(Subscription).where(
+            Subscription.board_id == board.id, Subscription.user_id == user.id)).rowcount
+        if not gone:
+            raise CommandError(f"{user.userid} does not follow {game.title} Board {board.number}",
+                               board=board, title=game.title)
+        return Result(f"{user.userid} no longer follows {game.title} Board {board.number}.",
+                      subject=f"{game.title} Board {board.number} unsubscribed")
+
+
+@general
+class Message(Command):
+    name = "message"
+    argument_description = "USERID PASSWORD TO ..."
+    description = "Mail the body of your mail to those users (their addresses stay private)."
+    password_args = (1,)
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        if len(args) < 3:
+            raise CommandError("Usage: message USERID PASSWORD TO ... (the body is the message)")
+        sender = accounts.authenticate(ctx.session, args[0], args[1])
+        names = list(dict.fromkeys(a.lower() for a in args[2:]))
+        if len(names) > MAX_RECIPIENTS:
+            raise CommandError(f"A message goes to at most {MAX_RECIPIENTS} users; you named {len(names)}")
+        to = [accounts.require_user(ctx.session, n) for n in names]
+        text = require_body(ctx, "message")
+        body = quoted(sender.userid, text) + f"\nTo answer: message YOURID PASSWORD {sender.userid}\n"
+        subject = f"pbmserv message from {sender.userid}"
+        mails = [Mail(to=addresses_of(u), subject=subject, body=body, users=[u.userid]) for u in to if u.addresses]
+        return Result(f"Your message went to: {', '.join(u.userid for u in to)}.", subject="pbmserv: message sent",
+                      mails=mails)
