@@ -63,13 +63,9 @@ def parse_move(text: str) -> tuple[int, int, bool]:
 
 # -- position string ------------------------------------------------------------
 def format_position(board: bytes, to: int, alive: list[int], last: int) -> str:
-    tokens = []
-    for owner in range(3):
-        for kind in range(8):
-            c = code(owner, kind)
-            tokens += [
-                f"{COLOURS[owner]}{KINDS[kind]}@{NAMES[p]}" for p in range(NPOINTS) if board[p] == c
-            ]
+    """Pieces by colour, then kind (K A E H R C P F), then point; then the turn tokens."""
+    placed = sorted((c, p) for p, c in enumerate(board) if c)
+    tokens = [f"{COLOURS[(c >> 3) - 1]}{KINDS[c & 7]}@{NAMES[p]}" for c, p in placed]
     tokens.append(f"to={LATTICES[to]}")
     tokens.append("alive=" + "".join(LATTICES[s] for s in alive))
     tokens.append(f"last={LATTICES[last]}")

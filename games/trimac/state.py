@@ -282,8 +282,8 @@ def apply_move(s: State, seat: int, text: str) -> State:
     d.board[q] = c
     d.board[p] = 0
     g = q if c & 7 == K else general_point(board, seat)
-    who = checkers(d.board, seat, g)
-    if who:
+    if checkers(d.board, seat, g, first=True):
+        who = checkers(d.board, seat, g)
         face = facing(d.board, seat, g)
         if face is not None:
             raise IllegalMove(
