@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.contract import Game, IllegalMove, OptionError, Outcome, split_option
-from games.tridchess.explain import resolve
+from games.tridchess.explain import legal_texts, resolve
 from games.tridchess.notation import (
     START_POSITION,
     NotationError,
@@ -138,9 +138,7 @@ class TriDChess(Game):
     def legal_moves(self, state: State) -> list[str]:
         if self.outcome(state) is not None:
             return []
-        from games.tridchess.explain import _texts
-
-        return list(_texts(state))
+        return list(legal_texts(state))
 
     def outcome(self, state: State) -> Outcome | None:
         if state.dead:
@@ -204,8 +202,15 @@ def _looks_like_option(token: str) -> bool:
 GAME = TriDChess()
 
 
-def perft(state: State, depth: int) -> int:
-    """Leaf count of the legal-move tree, on internal moves (fast; same count as strings)."""
+def perft(state: State | int, depth: int | None = None) -> int:
+    """Leaf count of the legal-move tree: ``perft(3)`` from the start, or ``perft(state, 3)``.
+
+    Works on internal moves, so it is fast; the count equals that of the
+    ``legal_moves`` strings (attack-board promotions are separate moves).
+    """
+    if isinstance(state, int):
+        state, depth = GAME.start(GAME.parse_options([]), 2), state
+    assert depth is not None
     if depth == 0:
         return 1
     if GAME.outcome(state) is not None:
@@ -213,6 +218,4 @@ def perft(state: State, depth: int) -> int:
     moves = state.legal()
     if depth == 1:
         return len(moves)
-    from games.tridchess.notation import move_text as mt
-
-    return sum(perft(play_move(state, mv, mt(state, mv)), depth - 1) for mv in moves)
+    return sum(perft(play_move(state, mv, move_text(state, mv)), depth - 1) for mv in moves)

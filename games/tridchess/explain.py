@@ -63,7 +63,8 @@ def _colour(p: int) -> str:
     return "Black" if p & BLACK else "White"
 
 
-def _texts(st: State) -> dict[str, Move]:
+def legal_texts(st: State) -> dict[str, Move]:
+    """Canonical text -> move for every legal move (cached on the state)."""
     if st._texts is None:
         st._texts = {move_text(st, mv): mv for mv in st.legal()}
     return st._texts
@@ -71,7 +72,7 @@ def _texts(st: State) -> dict[str, Move]:
 
 def resolve(st: State, text: str) -> Move:
     """The legal move ``text`` stands for, or IllegalMove saying why not."""
-    texts = _texts(st)
+    texts = legal_texts(st)
     mv = texts.get(text.strip())
     if mv is not None:
         return mv
@@ -276,7 +277,7 @@ def _why_not(st: State, a: int, b: int, label: str) -> str:
 
 
 def _short(st: State, parsed: Parsed) -> Move:
-    texts = _texts(st)
+    texts = legal_texts(st)
     if parsed.kind == "shortboard":
         to = parse_pin(parsed.to)
         cands = [mv for mv in texts.values() if mv[0] == BOARD_MOVE and mv[2] == to]

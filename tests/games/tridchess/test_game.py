@@ -41,6 +41,7 @@ def test_perft_helper_agrees() -> None:
     s = GAME.start(GAME.parse_options([]), 2)
     t = time.perf_counter()
     assert [perft(s, d) for d in (1, 2, 3)] == [16, 256, 4576]
+    assert perft(2) == 256  # perft(depth) starts from the start position
     assert time.perf_counter() - t < 20
 
 
