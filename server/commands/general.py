@@ -222,7 +222,7 @@ class All(Command):
                 boards.board_text(ctx.settings, board, game, state, moves, head, boards.seat_of(board, user), False)
             )
         if not parts:
-            which = "where it is their move" if only_next else "active"
-            return Result(f"{user.userid} has no {which} boards.", subject=f"pbmserv: boards of {user.userid}")
+            which = "boards where it is their move" if only_next else "active boards"
+            return Result(f"{user.userid} has no {which}.", subject=f"pbmserv: boards of {user.userid}")
         sep = "\n" + "=" * 72 + "\n\n"
         return Result(sep.join(parts), subject=f"pbmserv: boards of {user.userid}")
