@@ -171,7 +171,7 @@ class TriDChess(Game):
             status = f"Game over: {out.reason}."
         if out is not None and out.reason == "checkmate":
             check = "mate"
-        title = f"Tri-Dimensional Chess   move {move_no}   {side if out is None else 'game over'}"
+        title = f"Tri-Dimensional Chess   move {move_no}"
         if compact:
             title = f"Tri-D Chess  move {move_no}"
         return render_board(state, title, status, last, check, compact)

@@ -56,7 +56,9 @@ def render(st: State, title: str, status: str, last: str, check: str, compact: b
     out = [title]
     out.extend(grid_lines(st, compact))
     if compact:
-        out.append(f"Boards: {boards}  Last: {last}  {check}")
+        out.append(f"Boards: {boards}")
+        out.append(f"Last: {last}   Check: {check}   {status}")
+        return "\n".join(line.rstrip() for line in out) + "\n"
     else:
         out.append(f"Boards: {boards}   (pin ni = hanging under board n)")
         out.append(f"Pins by layer: {pin_map(st)}")
