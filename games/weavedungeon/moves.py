@@ -13,6 +13,7 @@ with moves.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from games.weavedungeon import geometry as g
@@ -251,47 +252,54 @@ def _build_templates() -> dict[int, tuple[tuple[Template, ...], ...]]:
 TEMPLATES = _build_templates()
 
 
-def _build_reverse() -> tuple[list[list[tuple[int, int, int]]], ...]:
-    """Per attacking colour and target: (from, piece code, mask) of captures.
+def _build_captures() -> dict[int, tuple[dict[int, tuple[int, ...]], ...]]:
+    """Per piece code and square: target -> masks of the ways to capture there.
 
     A Star's diagonal Dungeon move is left out: it only ever matters between
     two Dungeon Stars, and there the diagonal check rule says it is no check
     (3.7).  Everything else that can capture is an attack.
     """
-    rev: tuple[list[list[tuple[int, int, int]]], ...] = (
-        [[] for _ in g.SQUARES],
-        [[] for _ in g.SQUARES],
-    )
+    table: dict[int, tuple[dict[int, tuple[int, ...]], ...]] = {}
     for pc, per_square in TEMPLATES.items():
-        for x, temps in enumerate(per_square):
-            seen: set[tuple[int, int]] = set()
+        maps = []
+        for temps in per_square:
+            m: dict[int, list[int]] = {}
             for t in temps:
-                if not t.can_capture or t.how == "dungeon-diagonal":
-                    continue
-                if (t.dest, t.req) in seen:
-                    continue
-                seen.add((t.dest, t.req))
-                rev[colour_of(pc)][t.dest].append((x, pc, t.req))
-    return rev
+                if t.can_capture and t.how != "dungeon-diagonal":
+                    reqs = m.setdefault(t.dest, [])
+                    if t.req not in reqs:
+                        reqs.append(t.req)
+            maps.append({dest: tuple(sorted(r, key=lambda v: v.bit_count())) for dest, r in m.items()})
+        table[pc] = tuple(maps)
+    return table
 
 
-REVERSE = _build_reverse()
+CAPTURES = _build_captures()
+
+
+def attackers(board: list[int] | tuple[int, ...], occ: int, target: int, by: int) -> list[int]:
+    """Squares of the ``by`` pieces that could capture on ``target``."""
+    out = []
+    for x, pc in enumerate(board):
+        if pc and pc >> 3 == by:
+            reqs = CAPTURES[pc][x].get(target)
+            if reqs and any(not occ & r for r in reqs):
+                out.append(x)
+    return out
 
 
 def attacked(board: list[int] | tuple[int, ...], occ: int, target: int, by: int) -> bool:
     """Whether a piece of colour ``by`` could capture on ``target``."""
-    for x, pc, req in REVERSE[by][target]:  # noqa: SIM110 - a plain loop is faster here
-        if board[x] == pc and not occ & req:
-            return True
-    return False
-
-
-def attackers(board: tuple[int, ...], occ: int, target: int, by: int) -> list[int]:
-    """Squares of the ``by`` pieces attacking ``target`` (for messages)."""
-    return sorted({x for x, pc, req in REVERSE[by][target] if board[x] == pc and not occ & req})
+    return bool(attackers(board, occ, target, by))
 
 
 # -- positions ---------------------------------------------------------------
+
+_CHAR = ["."] * 16
+for _t, _l in LETTERS.items():
+    _CHAR[code(_t, WHITE)] = _l
+    _CHAR[code(_t, BLACK)] = _l.lower()
+_EMPTY_RUN = re.compile(r"\.+")
 
 Move = tuple[int, int, int]  # (from, to, rescued piece type or 0)
 
@@ -305,7 +313,10 @@ class Position:
     position included.  Legal moves are computed once, on demand.
     """
 
-    __slots__ = ("board", "side", "pools", "fullmove", "moved", "history", "occ", "stars", "_legal", "_key")
+    __slots__ = (
+        "board", "side", "pools", "fullmove", "moved", "history",
+        "occ", "stars", "pieces", "_legal", "_key",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -323,12 +334,15 @@ class Position:
         self.moved = moved
         occ = 0
         stars = [-1, -1]
+        pieces: tuple[list[tuple[int, int]], list[tuple[int, int]]] = ([], [])
         for sq, pc in enumerate(board):
             if pc:
                 occ |= 1 << sq
+                pieces[pc >> 3].append((sq, pc))
                 if pc & 7 == STAR:
                     stars[pc >> 3] = sq
         self.occ = occ
+        self.pieces = pieces
         self.stars = (stars[0], stars[1])
         self._legal: list[Move] | None = None
         self._key: str | None = None
@@ -338,20 +352,11 @@ class Position:
 
     # -- keys ---------------------------------------------------------------
     def placement(self) -> str:
+        board = self.board
         rows = []
         for rank in range(g.SIZE - 1, -1, -1):
-            row, empty = "", 0
-            for file in range(g.SIZE):
-                pc = self.board[g.square(file, rank)]
-                if not pc:
-                    empty += 1
-                    continue
-                if empty:
-                    row += str(empty)
-                    empty = 0
-                letter = LETTERS[pc & 7]
-                row += letter if pc >> 3 == WHITE else letter.lower()
-            rows.append(row + (str(empty) if empty else ""))
+            row = "".join(_CHAR[pc] for pc in board[rank * 9 : rank * 9 + 9])
+            rows.append(_EMPTY_RUN.sub(lambda m: str(len(m.group())), row))
         return "/".join(rows)
 
     def pool_text(self) -> str:
@@ -399,14 +404,21 @@ class Position:
         return out
 
     def leaves_star_safe(self, x: int, dest: int) -> bool:
-        board = list(self.board)
+        """Whether moving x -> dest keeps the mover's Star out of check."""
         me = self.side
-        pc = board[x]
-        board[dest] = pc
-        board[x] = 0
         occ = (self.occ & ~(1 << x)) | (1 << dest)
-        star = dest if pc & 7 == STAR else self.stars[me]
-        return star < 0 or not attacked(board, occ, star, 1 - me)
+        star = dest if self.board[x] & 7 == STAR else self.stars[me]
+        if star < 0:
+            return True
+        for ex, epc in self.pieces[1 - me]:
+            if ex == dest:
+                continue  # captured by this move
+            reqs = CAPTURES[epc][ex].get(star)
+            if reqs:
+                for r in reqs:
+                    if not occ & r:
+                        return False
+        return True
 
     def legal_moves(self) -> list[Move]:
         if self._legal is None:
