@@ -6,7 +6,7 @@ Points are placed on a text grid by the plane embedding of §2.9 (shifted by
 
 from __future__ import annotations
 
-from games.trimac.geometry import CELLS, COLOURS, FILES, NAMES, NPOINTS, SEAT_NAMES, XY, joins
+from games.trimac.geometry import CELLS, COLOURS, NAMES, NPOINTS, SEAT_NAMES, joins
 from games.trimac.moves import KINDS, checkers, general_point, owner_of
 from games.trimac.state import ALIVE, RESIGNED, State
 
@@ -52,9 +52,7 @@ def key_lines() -> list[str]:
     """§6.3: the same layout with every point showing its file and rank."""
     grid = _grid()
     for p in range(NPOINTS):
-        x, y = XY[p]
         _put(grid, p, NAMES[p][1:])
-        assert NAMES[p][1] == FILES[x + 5]
     lines = ["".join(row).rstrip() for row in grid]
     while lines and not lines[-1]:
         lines.pop()

@@ -17,9 +17,13 @@ from games.trimac.geometry import NAMES, RAYS, SEAT_NAMES
 from games.trimac.moves import (
     KIND_NAMES,
     A,
+    C,
     E,
     F,
+    H,
     K,
+    P,
+    R,
     checkers,
     code,
     facing,
@@ -30,6 +34,7 @@ from games.trimac.moves import (
     owner_of,
     targets,
 )
+from games.trimac.notation import parse_move
 
 ALIVE = -1
 RESIGNED = -2
@@ -220,23 +225,23 @@ def _why_not(board: bytes, p: int, q: int) -> str:
     name = KIND_NAMES[kind]
     empty = bytearray(len(board))
     empty[p] = c
-    if kind == 5 and board[q] and any(q in ray for _, ray in RAYS[p]):  # Cannon
+    if kind == C and board[q] and any(q in ray for _, ray in RAYS[p]):
         return f"a Cannon captures only by jumping exactly one piece (on the line from {NAMES[p]} to {NAMES[q]})"
     if q in targets(empty, p):
-        if kind in (0, 1):
+        if kind in (K, A):
             return f"a {name} cannot move from {NAMES[p]} to {NAMES[q]}"
         return (
             f"the {name} on {NAMES[p]} is blocked: it cannot jump over pieces to reach {NAMES[q]}"
         )
     rules = {
-        0: "a General moves one orthogonal step and stays in its fortress",
-        1: "a Guard moves one diagonal step and stays in its fortress",
-        2: "a Bishop moves two diagonal steps and stays in its own lattice",
-        3: "a Knight moves one orthogonal step then one diagonal step outward",
-        4: "a Rook moves any number of points along a line",
-        5: "a Cannon moves like a Rook and captures by jumping one piece",
-        6: "a Pawn steps forward (N, NE, NW) at home and S, SE, SW, E or W across the river",
-        7: "a Banner moves two orthogonal steps then one diagonal step outward",
+        K: "a General moves one orthogonal step and stays in its fortress",
+        A: "a Guard moves one diagonal step and stays in its fortress",
+        E: "a Bishop moves two diagonal steps and stays in its own lattice",
+        H: "a Knight moves one orthogonal step then one diagonal step outward",
+        R: "a Rook moves any number of points along a line",
+        C: "a Cannon moves like a Rook and captures by jumping one piece",
+        P: "a Pawn steps forward (N, NE, NW) at home and S, SE, SW, E or W across the river",
+        F: "a Banner moves two orthogonal steps then one diagonal step outward",
     }
     return f"a {name} cannot move from {NAMES[p]} to {NAMES[q]}: {rules[kind]}"
 
@@ -245,6 +250,8 @@ def apply_move(s: State, seat: int, text: str) -> State:
     """Play ``text`` for ``seat``; IllegalMove says why it is refused."""
     if s.result is not None:
         raise IllegalMove(f"the game is over ({s.result[2]})")
+    if seat not in (0, 1, 2):
+        raise IllegalMove(f"there is no seat {seat}: TriMac has seats 0-2 (Red, Blue, Green)")
     word = text.strip().lower()
     if word == "resign":
         return apply_resign(s, seat)
@@ -256,8 +263,6 @@ def apply_move(s: State, seat: int, text: str) -> State:
         raise IllegalMove(
             "you cannot pass: you have a legal move (a pass is only made, automatically, when there is none)"
         )
-    from games.trimac.notation import parse_move  # local: notation imports moves, not state
-
     p, q, written_x = parse_move(text)
     board = s.board
     c = board[p]
@@ -317,6 +322,8 @@ def apply_resign(s: State, seat: int) -> State:
     """D15: the resigning army is removed entirely, without inheritance."""
     if s.result is not None:
         raise IllegalMove(f"the game is over ({s.result[2]})")
+    if seat not in (0, 1, 2):
+        raise IllegalMove(f"there is no seat {seat}: TriMac has seats 0-2 (Red, Blue, Green)")
     if s.status[seat] != ALIVE:
         raise IllegalMove(f"{SEAT_NAMES[seat]} is already out of the game")
     d = _Draft(s)

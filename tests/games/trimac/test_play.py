@@ -307,3 +307,37 @@ def test_base_fixture_is_quiet() -> None:
     s = base()
     assert GAME.to_move(s) == RED and "check" not in GAME.render(s)
     assert pieces(s) == set(BASE.split())
+
+
+def _boxed(army: str) -> str:
+    """An army whose every fortress point is filled: no piece can move."""
+    c, lat = army.lower(), army.upper()
+    guards = ["e1", "g1", "f2", "e2", "g2", "f3", "d2", "h2", "e3", "g3", "f4"]
+    return f"{c}K@{lat}f1 " + " ".join(f"{c}A@{lat}{sq}" for sq in guards)
+
+
+def test_pass_at_the_start_of_a_turn() -> None:
+    s = pos(_boxed("R") + " bK@Bf1 bA@Bf4 gK@Gf1 gA@Gf4")
+    assert s.history == ((RED, "pass"),)
+    assert GAME.to_move(s) == BLUE
+    assert GAME.outcome(s) is None
+
+
+def test_a_pass_counts_as_the_most_recent_turn() -> None:
+    s = GAME.play(pos(BOXED_BLUE), RED, "Bk4-Bk2")
+    assert GAME.position(s).endswith("to=G alive=RBG last=B")
+
+
+def test_draw_when_every_survivor_passes() -> None:
+    s = pos(" ".join(_boxed(a) for a in "RBG"))
+    assert s.history == ((RED, "pass"), (BLUE, "pass"), (GREEN, "pass"))
+    out = GAME.outcome(s)
+    assert out is not None and out.is_draw and "passed" in out.reason
+    assert GAME.to_move(s) is None and GAME.legal_moves(s) == []
+
+
+def test_quiet_counter_resets_on_capture() -> None:
+    s = GAME.play(start(), RED, "Ra1-Ra2")
+    assert s.quiet == 1
+    s = GAME.play(base("rR@Bf3"), RED, "Bf3xBf4")
+    assert s.quiet == 0
