@@ -403,30 +403,49 @@ class Position:
                 out.append((x, dest))
         return out
 
-    def leaves_star_safe(self, x: int, dest: int) -> bool:
-        """Whether moving x -> dest keeps the mover's Star out of check."""
+    def leaves_star_safe(
+        self, x: int, dest: int, threats: list[tuple[int, tuple[int, ...]]] | None = None
+    ) -> bool:
+        """Whether moving x -> dest keeps the mover's Star out of check.
+
+        ``threats`` (enemy pieces that could reach the Star's square on some
+        board) may be passed in when the Star itself does not move.
+        """
         me = self.side
         occ = (self.occ & ~(1 << x)) | (1 << dest)
-        star = dest if self.board[x] & 7 == STAR else self.stars[me]
-        if star < 0:
-            return True
-        for ex, epc in self.pieces[1 - me]:
+        if threats is None:
+            star = dest if self.board[x] & 7 == STAR else self.stars[me]
+            threats = self.threats(star)
+        for ex, reqs in threats:
             if ex == dest:
                 continue  # captured by this move
-            reqs = CAPTURES[epc][ex].get(star)
-            if reqs:
-                for r in reqs:
-                    if not occ & r:
-                        return False
+            for r in reqs:
+                if not occ & r:
+                    return False
         return True
+
+    def threats(self, target: int) -> list[tuple[int, tuple[int, ...]]]:
+        """Enemy pieces with some capture path onto ``target``, and its masks."""
+        if target < 0:
+            return []
+        out = []
+        for ex, epc in self.pieces[1 - self.side]:
+            reqs = CAPTURES[epc][ex].get(target)
+            if reqs:
+                out.append((ex, reqs))
+        return out
 
     def legal_moves(self) -> list[Move]:
         if self._legal is None:
             moves: list[Move] = []
             me = self.side
             far = FAR_RANK[me]
+            star_threats = self.threats(self.stars[me])
             for x, dest in self.pseudo_moves():
-                if not self.leaves_star_safe(x, dest):
+                if self.board[x] & 7 == STAR:
+                    if not self.leaves_star_safe(x, dest):
+                        continue
+                elif not self.leaves_star_safe(x, dest, star_threats):
                     continue
                 moves.append((x, dest, 0))
                 if self.board[x] & 7 == DIAMOND and dest // g.SIZE == far:

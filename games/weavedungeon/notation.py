@@ -93,10 +93,11 @@ def parse_move(text: str) -> ParsedMove:
 def format_move(pos: Position, move: Move) -> str:
     """Canonical notation: piece letter, x exactly for captures, =L for a rescue."""
     x, dest, rescue = move
-    letter = LETTERS[pos.board[x] & 7]
-    sep = "x" if pos.board[dest] else "-"
-    tail = f"={LETTERS[rescue]}" if rescue else ""
-    return f"{letter}{g.name(x)}{sep}{g.name(dest)}{tail}"
+    text = f"{LETTERS[pos.board[x] & 7]}{_NAMES[x]}{'x' if pos.board[dest] else '-'}{_NAMES[dest]}"
+    return f"{text}={LETTERS[rescue]}" if rescue else text
+
+
+_NAMES = [g.name(sq) for sq in g.SQUARES]
 
 
 # -- position string -----------------------------------------------------------
