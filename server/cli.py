@@ -94,7 +94,12 @@ def serve(app: App, lmtp: bool) -> None:
     """Run the listener, the worker and the delivery loop until stopped."""
     from server.serve import Server
 
-    logging.getLogger().setLevel(min(logging.getLogger().level, logging.INFO))
+    root = logging.getLogger()
+    if root.level > logging.DEBUG:
+        # aiosmtpd logs every SMTP line on "mail.log" at INFO: keep that for -vv,
+        # so the default shows one line per command (server.worker), not ten.
+        logging.getLogger("mail.log").setLevel(logging.WARNING)
+    root.setLevel(min(root.level, logging.INFO))
     app.settings.lmtp = lmtp
     server = Server(app.settings, app.db)
     server.start()
