@@ -153,8 +153,8 @@ class Parsed:
 
 _CASTLE = re.compile(r"^[O0]-[O0](-[O0])?$", re.I)
 _LONG_AB = re.compile(rf"^({_PIN_RE})\s*[-x]\s*({_PIN_RE})\s*(?:=?\s*([QRBN]))?$", re.I)
-_LONG = re.compile(rf"^([KQRBN])?({_SQ_RE})\s*[-x:]\s*({_SQ_RE})\s*(?:=?\s*([QRBN]))?$", re.I)
-_SHORT = re.compile(rf"^([KQRBN])?({_SQ_RE})\s*(?:=\s*([QRBN]))?$", re.I)
+_LONG = re.compile(rf"^([KQRBNP])?({_SQ_RE})\s*[-x:]\s*({_SQ_RE})\s*(?:=?\s*([QRBN]))?$", re.I)
+_SHORT = re.compile(rf"^([KQRBNP])?({_SQ_RE})\s*(?:=\s*([QRBN]))?$", re.I)
 _SHORT_PROMO = re.compile(rf"^({_SQ_RE})\s*=?\s*([QRBN])$", re.I)
 _SHORT_AB = re.compile(rf"^({_PIN_RE})\s*(?:=?\s*([QRBN]))?$", re.I)
 _TRAIL = re.compile(r"(\s*(e\.?\s*p\.?|[+#!?]))+$", re.I)

@@ -106,6 +106,7 @@ def test_input_forms() -> None:
     for text in ("nd1w-c3w", "Nd1W-c3W+", "Nd1Wxc3W", "Nc3W", " Nd1W - c3W ", "d1W-c3W"):
         assert GAME.position(play(s, text)) == same, text
     assert GAME.position(play(s, "c3N")) == GAME.position(play(s, "c2W-c3N"))
+    assert GAME.position(play(s, "Pc2W-c3N")) == GAME.position(play(s, "c2W-c3N"))
     b = pos(f"{ST} pc7B,Nd6N,Kb1W,ka8B b - - 0 10")
     assert GAME.position(play(b, "c7B-d6N")) == GAME.position(play(b, "c7Bxd6N"))
 
