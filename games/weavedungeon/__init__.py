@@ -173,7 +173,9 @@ class WeaveDungeon(Game):
         else:
             return None
         winner = 1 - loser
-        return Outcome(winners=(winner,), losers=(loser,), reason=reason, grade=_grade(state, winner))
+        return Outcome(
+            winners=(winner,), losers=(loser,), reason=reason, grade=_grade(state, winner)
+        )
 
     def find_move(self, state: Position, text: str) -> Move:
         """The legal move ``text`` means, or IllegalMove saying why not."""

@@ -63,7 +63,9 @@ def why_illegal(pos: Position, mv: ParsedMove) -> str:
     name = PIECE_NAMES[t]
     label = f"{LETTERS[t]}{g.name(x)}-{g.name(y)}"
     if pc >> 3 != me:
-        return f"the {name} on {g.name(x)} is {COLOUR_NAMES[pc >> 3]}'s; you play {COLOUR_NAMES[me]}"
+        return (
+            f"the {name} on {g.name(x)} is {COLOUR_NAMES[pc >> 3]}'s; you play {COLOUR_NAMES[me]}"
+        )
     if mv.letter and TYPE_OF_LETTER[mv.letter] != t:
         return (
             f"there is no {PIECE_NAMES[TYPE_OF_LETTER[mv.letter]]} on {g.name(x)}: "
@@ -90,9 +92,7 @@ def why_illegal(pos: Position, mv: ParsedMove) -> str:
     return _unreachable(pos, label, t, x, y)
 
 
-def _blocked(
-    pos: Position, label: str, name: str, temps: list, target: int, x: int, y: int
-) -> str:
+def _blocked(pos: Position, label: str, name: str, temps: list, target: int, x: int, y: int) -> str:
     """The piece could reach the square on an empty board: what stops it now?"""
     me = pos.side
     if target:

@@ -151,7 +151,11 @@ def _build() -> None:
         STEP_DOWN[b] = tuple(steps)
     # Pinwheel, read off the step-downs around each cell.
     for c in (q for q in SQUARES if KIND[q] == CELL):
-        ring = {q for q in (offset(c, df, dr) for df in (-1, 0, 1) for dr in (-1, 0, 1)) if q is not None}
+        ring = {
+            q
+            for q in (offset(c, df, dr) for df in (-1, 0, 1) for dr in (-1, 0, 1))
+            if q is not None
+        }
         signs = set()
         for b in ring:
             if KIND[b] != BRIDGE:

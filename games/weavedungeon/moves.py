@@ -269,7 +269,9 @@ def _build_captures() -> dict[int, tuple[dict[int, tuple[int, ...]], ...]]:
                     reqs = m.setdefault(t.dest, [])
                     if t.req not in reqs:
                         reqs.append(t.req)
-            maps.append({dest: tuple(sorted(r, key=lambda v: v.bit_count())) for dest, r in m.items()})
+            maps.append(
+                {dest: tuple(sorted(r, key=lambda v: v.bit_count())) for dest, r in m.items()}
+            )
         table[pc] = tuple(maps)
     return table
 

@@ -112,8 +112,7 @@ def parse_position(text: str) -> Position:
         fields.append("1")
     if len(fields) != 4:
         raise NotationError(
-            "a position is <placement> <side> <rescue-pool> <fullmove>, e.g. "
-            f"{INITIAL_FEN!r}"
+            f"a position is <placement> <side> <rescue-pool> <fullmove>, e.g. {INITIAL_FEN!r}"
         )
     placement, side, pool, fullmove = fields
     rows = placement.split("/")

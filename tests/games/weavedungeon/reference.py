@@ -162,7 +162,8 @@ def in_check(board, colour):
             continue
         if star in pseudo(board, x):
             diagonal = (
-                abs(g.file_of(x) - g.file_of(star)) == 2 and abs(g.rank_of(x) - g.rank_of(star)) == 2
+                abs(g.file_of(x) - g.file_of(star)) == 2
+                and abs(g.rank_of(x) - g.rank_of(star)) == 2
             )
             if pc & 7 == K and g.is_cell(x) and g.is_cell(star) and diagonal:
                 continue  # diagonal check rule

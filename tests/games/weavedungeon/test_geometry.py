@@ -161,13 +161,20 @@ def test_pinwheel_follows_from_the_star_moves():
     """Star moves between neighbouring ring squares of a cell go one way only."""
     star = code(STAR, 0)
     for c in g.CELLS:
-        ring = [q for q in g.BRIDGES + g.SLOPES if max(abs(g.file_of(q) - g.file_of(c)), abs(g.rank_of(q) - g.rank_of(c))) == 1]
+        ring = [
+            q
+            for q in g.BRIDGES + g.SLOPES
+            if max(abs(g.file_of(q) - g.file_of(c)), abs(g.rank_of(q) - g.rank_of(c))) == 1
+        ]
         assert len(ring) == 8
         seen = 0
         for a in ring:
             for t in TEMPLATES[star][a]:
                 b = t.dest
-                if b in ring and abs(g.file_of(a) - g.file_of(b)) + abs(g.rank_of(a) - g.rank_of(b)) == 1:
+                if (
+                    b in ring
+                    and abs(g.file_of(a) - g.file_of(b)) + abs(g.rank_of(a) - g.rank_of(b)) == 1
+                ):
                     seen += 1
                     assert _turn(c, a, b) == g.PINWHEEL[c], (g.name(c), g.name(a), g.name(b))
         assert seen >= 4  # each corner bridge's step-down (plus slide+step pairs)

@@ -34,9 +34,13 @@ def test_move_spellings(text):
 
 def test_full_piece_names():
     st = play_all(start(), "Dc2-c4 Dc8-c6")
-    assert GAME.position(GAME.play(st, 0, "Triangle c1-c3")) == GAME.position(GAME.play(st, 0, "Tc1-c3"))
+    assert GAME.position(GAME.play(st, 0, "Triangle c1-c3")) == GAME.position(
+        GAME.play(st, 0, "Tc1-c3")
+    )
     st = state("Kd1", "Ki9")
-    assert GAME.position(GAME.play(st, 0, "star d1-d2")) == GAME.position(GAME.play(st, 0, "Kd1-d2"))
+    assert GAME.position(GAME.play(st, 0, "star d1-d2")) == GAME.position(
+        GAME.play(st, 0, "Kd1-d2")
+    )
 
 
 def test_canonical_output_marks_captures_with_x():
@@ -106,7 +110,9 @@ def test_position_split_into_tokens_by_a_mailer():
     tokens = ["-position=k8/9/9/9/9/9/9/9/8K", "w", "-", "1", "-compact"]
     assert GAME.parse_options(tokens)["position"] == "k8/9/9/9/9/9/9/9/8K w - 1"
     assert GAME.parse_options(["-position=k8/9/9/9/9/9/9/9/8K_b_T_3"])["position"] == want
-    assert GAME.parse_options(['-position="k8/9/9/9/9/9/9/9/8K', "b", "T", '3"'])["position"] == want
+    assert (
+        GAME.parse_options(['-position="k8/9/9/9/9/9/9/9/8K', "b", "T", '3"'])["position"] == want
+    )
 
 
 def test_start_from_a_position_counts_the_star_as_unmoved_only_on_its_throne():
@@ -127,6 +133,18 @@ def test_dump_and_load():
 def test_help_fits_in_79_columns():
     text = GAME.help()
     assert max(len(line) for line in text.splitlines()) <= 79
-    for word in ("Star", "Circle", "Triangle", "Square", "Pentagon", "Diamond", "-compact",
-                 "-position", "Triumph", "Ovation", "Victory", "Db8-b9=T"):
+    for word in (
+        "Star",
+        "Circle",
+        "Triangle",
+        "Square",
+        "Pentagon",
+        "Diamond",
+        "-compact",
+        "-position",
+        "Triumph",
+        "Ovation",
+        "Victory",
+        "Db8-b9=T",
+    ):
         assert word in text

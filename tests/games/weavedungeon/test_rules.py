@@ -176,7 +176,8 @@ def test_black_rescue_onto_rank_1():
 
 def test_e3_square_pins_the_e8_diamond():
     st = GAME.start(
-        GAME.parse_options(["-position=pstckctsp/ddddddddd/9/9/9/9/4S4/DDDDDDDDD/P1TCKCTSP b - 1"]), 2
+        GAME.parse_options(["-position=pstckctsp/ddddddddd/9/9/9/9/4S4/DDDDDDDDD/P1TCKCTSP b - 1"]),
+        2,
     )
     black = "Da8-a7 Db8-b7 Db8-b6 Dc8-c7 Dc8-c6 Cd9-d7 Dd8-d7 Dd8-d6 Cf9-f7 Df8-f7 Df8-f6 Dg8-g7 Dg8-g6 Dh8-h7 Dh8-h6 Di8-i7"
     assert sorted(GAME.legal_moves(st)) == sorted(black.split())
@@ -185,7 +186,8 @@ def test_e3_square_pins_the_e8_diamond():
 
 def test_e2_diamond_shields_the_throne():
     st = GAME.start(
-        GAME.parse_options(["-position=1stckctsp/ddddddddd/4p4/9/9/9/9/DDDDDDDDD/PSTCKCTSP w - 1"]), 2
+        GAME.parse_options(["-position=1stckctsp/ddddddddd/4p4/9/9/9/9/DDDDDDDDD/PSTCKCTSP w - 1"]),
+        2,
     )
     white = "Da2-a3 Db2-b3 Db2-b4 Dc2-c3 Dc2-c4 Cd1-d3 Dd2-d3 Dd2-d4 Cf1-f3 Df2-f3 Df2-f4 Dg2-g3 Dg2-g4 Dh2-h3 Dh2-h4 Di2-i3"
     assert sorted(GAME.legal_moves(st)) == sorted(white.split())
@@ -340,3 +342,34 @@ def test_refusals_name_the_problem():
     assert_refused(GAME, st, 0, "Cd1-d1", "another square")
     assert_refused(GAME, st, 0, "Cd1-d4", "one or two squares")
     assert_refused(GAME, st, 0, "Tc1-e3", "blocked", "c2")
+
+
+def test_triangle_leaves_the_dungeon_capturing_on_a_bridge_or_passes_under():
+    # Up-right from d4: e5 (enemy Circle on a bridge) may be taken, and the ray
+    # passes under it to f6, g7, h8, i9 all the same.
+    st = state("Ki1 Td4", "Ka9 Ce5")
+    assert dests(st, "d4") == squares("a1 a7 b2 b6 c3 c5 e3 e5x f2 f6 g1 g7 h8 i9")
+
+
+def test_square_passes_under_its_own_piece_when_leaving_the_dungeon():
+    # Up from d4: d5 holds a White Diamond (not a destination, not a block).
+    st = state("Ki1 Sd4 Dd5", "Ka9")
+    assert {"d6", "d7", "d8", "d9"} <= dests(st, "d4") and "d5" not in dests(st, "d4")
+
+
+def test_diamond_two_space_slide_from_the_rear_of_a_segment():
+    # a4 a5 a6 is one segment: a4-a6 slides two; a5 is continuous, so no capture.
+    st = state("Ki1 Da4", "Ka9")
+    assert dests(st, "a4") == {"a5", "a6"}
+    st = state("Ki1 Da4", "Ka9 Ca5")
+    assert dests(st, "a4") == set()
+    assert_refused(GAME, st, 0, "Da4-a6", "blocked", "a5")
+
+
+def test_rescue_with_a_capture():
+    st = state("Ki1 Db8", "Ka7 Cb9", pool="C")
+    moves = {m for m in GAME.legal_moves(st) if m.startswith("Db8")}
+    assert moves == {"Db8xb9", "Db8xb9=C"}
+    after = GAME.play(st, 0, "Db8xb9=C")
+    assert GAME.position(after).split()[0].startswith("1C7")
+    assert GAME.position(after).split()[2] == "c"  # Black's Circle is in Black's pool now

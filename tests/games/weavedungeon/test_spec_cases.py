@@ -41,12 +41,8 @@ def test_t1_star_cannot_move():
         assert_refused(GAME, st, 0, f"Ke1-{target}")
 
 
-OPENING_1 = (
-    "1. Da2-a3 Da8-a7 2. Db2-b3 Db8-b7 3. Pa1-a4 Pa9-a6 4. Sb1-b4 Sb9-b6 5. Tc1-b2 Tc9-b8"
-)
-OPENING_2 = (
-    "1. Db2-b4 Db8-b6 2. Dc2-c4 Dc8-c6 3. Sb1-b2 Sb9-b8 4. Tc1-e3 Tc9-e7 5. Pa1-c2 Pa9-c8"
-)
+OPENING_1 = "1. Da2-a3 Da8-a7 2. Db2-b3 Db8-b7 3. Pa1-a4 Pa9-a6 4. Sb1-b4 Sb9-b6 5. Tc1-b2 Tc9-b8"
+OPENING_2 = "1. Db2-b4 Db8-b6 2. Dc2-c4 Dc8-c6 3. Sb1-b2 Sb9-b8 4. Tc1-e3 Tc9-e7 5. Pa1-c2 Pa9-c8"
 
 
 def test_t2_opening_1_is_legal_and_ends_where_the_spec_says():
@@ -129,7 +125,9 @@ def test_t8_around_h4_as_derived(square, expected):
 
 
 def test_t8_h4_is_counterclockwise_not_clockwise():
-    assert_refused(GAME, state("Kh3", "Ka9"), 0, "Kh3-g3", "h4 can only be circled counterclockwise")
+    assert_refused(
+        GAME, state("Kh3", "Ka9"), 0, "Kh3-g3", "h4 can only be circled counterclockwise"
+    )
     assert_refused(GAME, state("Ki4", "Ka9"), 0, "Ki4-i3", "counterclockwise")
 
 
