@@ -60,7 +60,9 @@ def main() -> None:
     res = chess_playouts(plies)
     if res:
         done, games, secs = res
-        print(f"python-chess random playout: {done} plies, {games} games, {done / secs:8.0f} plies/s")
+        print(
+            f"python-chess random playout: {done} plies, {games} games, {done / secs:8.0f} plies/s"
+        )
 
 
 if __name__ == "__main__":

@@ -151,6 +151,7 @@ class _Draft:
             alive = self.alive()
             if len(alive) == 1:
                 winner = alive[0]
+                self.to = winner
                 self.result = (
                     (winner,),
                     tuple(s for s in range(3) if s != winner),

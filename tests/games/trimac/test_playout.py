@@ -149,6 +149,8 @@ def _rotate_position(text: str) -> str:
 
 def _rotate_move(mv: str) -> str:
     return _NEXT[mv[0]] + mv[1:4] + _NEXT[mv[4]] + mv[5:]
+
+
 _FILES = "abcdefghijk"
 
 
