@@ -220,6 +220,9 @@ def board_text(
     parts.append(game.render(state, compact=compact, seat=viewer).rstrip("\n"))
     players = ", ".join(player_label(board, game, state, i) for i in range(len(board.seats)))
     parts.append(f"Players: {players}")
+    away = [u.userid for u in seat_users(board) if u.vacation]
+    if away and board.status == "active":
+        parts.append(f"On vacation (no reminders, no forfeits): {', '.join(away)}")
     if comment.strip() and comment_by:
         parts.append(f"{comment_by} writes:\n" + "\n".join("  " + line for line in comment.splitlines()))
     return "\n\n".join(p for p in parts if p) + "\n"

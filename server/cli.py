@@ -382,3 +382,36 @@ def status(app: App) -> None:
             click.echo(f"last inbound error (#{last_in.id}): {(last_in.error or '').strip().splitlines()[-1][:100]}")
         if last_out is not None:
             click.echo(f"last delivery error (#{last_out.id}): {(last_out.last_error or '')[:100]}")
+
+
+@main.command()
+@click.option("--now", "now_text", metavar="TIMESTAMP", default=None,
+              help="Evaluate as of this moment (ISO 8601; UTC unless it has an offset). Default: now.")
+@click.option("--dry-run", is_flag=True, help="List what would be sent and forfeited; change nothing.")
+@pass_app
+def remind(app: App, now_text: str | None, dry_run: bool) -> None:
+    """Send due reminders and forfeit stalled boards (run it from cron or the systemd timer).
+
+    Idempotent: each reminder period of a turn is sent once however often
+    this runs.  Prints a one-line summary: checked, reminded, forfeited, skipped.
+    """
+    from server import timers
+
+    try:
+        now = timers.parse_now(now_text)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--now") from None
+    run = timers.Reminders(app.db, app.settings, now)
+    if not sys.stdout.isatty():
+        summary = run.run(dry_run=dry_run)
+    else:
+        with app.db.transaction() as session:
+            total = timers.count_active(session)
+        with click.progressbar(length=total, label="checking boards ") as bar:
+            checked, due = run.plan(progress=bar.update)
+        acting = sum(1 for d in due if d.kind != "skip")
+        with click.progressbar(length=acting, label="acting on boards") as bar:
+            summary = run.execute(checked, due, dry_run=dry_run, sending=bar.update)
+    for line in summary.listing:
+        click.echo(line)
+    click.echo(summary.line())

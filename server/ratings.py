@@ -99,7 +99,7 @@ def rate_board(session: Session, board: Board) -> list[Change]:
             select(Rating)
             .where(Rating.game == board.game, Rating.user_id.in_(user_ids))
             .order_by(Rating.user_id)
-            .with_for_update()
+            .with_for_update(of=Rating)
         )
     }
     for uid in user_ids:

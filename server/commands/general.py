@@ -153,9 +153,24 @@ class Vacation(Command):
         if len(args) != 3 or args[2].lower() not in ("on", "off"):
             raise CommandError("Usage: vacation USERID PASSWORD on|off")
         user = accounts.authenticate(ctx.session, args[0], args[1])
+        back = user.vacation and args[2].lower() == "off"
         user.vacation = args[2].lower() == "on"
         state = "on vacation: no reminders, no forfeits" if user.vacation else "back from vacation"
-        return Result(f"{user.userid} is {state}.", subject=f"pbmserv: vacation {args[2].lower()}")
+        text = f"{user.userid} is {state}."
+        if back:
+            # The clocks stood still for the vacation: where it is this
+            # player's move, the turn starts afresh, a full nag time ahead.
+            from server.timers import restart_clock
+
+            waiting = ctx.session.scalars(
+                select(Board).join(Seat).where(Seat.user_id == user.id, Board.status == "active",
+                                               Board.to_move == Seat.seat).with_for_update()
+            ).all()
+            for board in waiting:
+                restart_clock(ctx.session, board, ctx.now)
+            if waiting:
+                text += f" The clock starts afresh on the {len(waiting)} boards waiting for your move."
+        return Result(text, subject=f"pbmserv: vacation {args[2].lower()}")
 
 
 def boards_table(board_list: list[Board], title: str) -> str:
@@ -174,7 +189,7 @@ def boards_table(board_list: list[Board], title: str) -> str:
             winners = [boards.seat_users(b)[s].userid for s in (b.outcome or {}).get("winners", [])]
             status = f"won by {', '.join(winners)}" if winners else "drawn"
         players = ", ".join(u.userid for u in boards.seat_users(b))
-        lines.append(f"  {b.number:>5}  {b.ply + 1 if b.status == 'active' else b.ply:>4}  {status[:22]:<22} {players}")
+        lines.append(f"  {b.number:>5}  {b.ply + 1 if b.status == 'active' else b.ply:>4}  {status:<22} {players}")
     return "\n".join(lines)
 
 

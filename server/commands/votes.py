@@ -13,6 +13,7 @@ from server import boards
 from server.commands.base import CommandError, Context, Result
 from server.commands.play import played
 from server.model import Board, Move, User
+from server.timers import forget_reminders
 
 KINDS = {"propose": "a draw", "undo": "taking back the last move"}
 
@@ -64,4 +65,9 @@ def take_back(ctx: Context, board: Board, game: Game):  # type: ignore[no-untype
     board.ply -= 1
     state = boards.replay(game, board, boards.moves_of(ctx.session, board))
     boards.apply_state(board, game, state)
+    pending = dict(board.pending or {})
+    pending.pop("submit", None)  # it was checked against the position now taken back
+    board.pending = pending
+    # This ply's turn begins again: its reminders start over (timers keys them by ply).
+    forget_reminders(ctx.session, board)
     return state

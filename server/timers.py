@@ -1,0 +1,338 @@
+"""``pbmserv remind``: reminders and forfeits, run from cron or a systemd timer.
+
+A board's clock is ``Board.turn_since`` (set whenever the turn passes).  As
+of ``now``, with ``waited`` days on the clock:
+
+* ``waited >= forfeittime``: the player to move forfeits (``resign_now``
+  semantics: the others win, or in a game that plays on without the seat,
+  such as TriMac, the plugin's ``resign`` decides; a player who never moved
+  has the board removed, unrated, as with a resign before the first move).
+  Everyone on the board is told.
+* else ``waited >= nagtime``: reminder number ``period = floor(waited /
+  nagtime)`` is due for this turn.  Each one sent leaves a ``Reminder`` row,
+  unique per (board, ply, period): a second run in the same period finds it
+  and sends nothing, and two runs at once cannot both insert it.
+* A player to move who is on vacation is neither reminded nor forfeited
+  (counted as skipped).
+* A player with the digest setting gets one mail listing all of their due
+  boards instead of one per board.
+
+The run has two phases: ``plan`` reads every active board in one query (the
+cheap part, so 100,000 boards are checked in about a second), and ``apply``
+acts on the due ones in batches, each batch one transaction that locks its
+boards and decides again from what is stored, so a move made meanwhile is
+respected.  Mails go to the outbox in the same transaction as their
+``Reminder`` rows or forfeit.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import and_, delete, func, select
+from sqlalchemy.orm import Session
+
+import games
+from server import boards
+from server.accounts import addresses_of
+from server.commands.base import CommandError, Context, Request
+from server.config import Settings
+from server.database import Database
+from server.model import Board, Reminder, Seat, User
+from server.replies import Mail, board_root, queue
+from server.resources import render_template
+
+log = logging.getLogger("pbmserv.timers")
+#: Boards per transaction when applying.
+BATCH = 200
+DAY = 86400.0
+
+Progress = Callable[[int], None]
+
+
+def parse_now(text: str | None) -> datetime:
+    """``--now``: ISO 8601 (``2026-12-01``, ``2026-12-01T08:00``, ``...Z``, ``...+01:00``) as naive UTC."""
+    if not text:
+        return datetime.now(UTC).replace(tzinfo=None)
+    try:
+        moment = datetime.fromisoformat(text.strip().replace(" ", "T", 1))
+    except ValueError:
+        raise ValueError(f"{text!r} is not a timestamp; use ISO 8601, e.g. 2026-12-01T08:00:00Z") from None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment
+
+
+def waited_days(now: datetime, since: datetime) -> float:
+    return (now - since).total_seconds() / DAY
+
+
+def decide(waited: float, nagtime: float, forfeittime: float) -> tuple[str, int]:
+    """("forfeit", 0), ("remind", period) or ("", 0) for a board waiting ``waited`` days."""
+    if waited >= forfeittime:
+        return "forfeit", 0
+    if waited >= nagtime:
+        return "remind", int(waited // nagtime)
+    return "", 0
+
+
+@dataclass(frozen=True)
+class Due:
+    """One board that needs something, as planned."""
+
+    board_id: int
+    user_id: int
+    kind: str  # "remind", "forfeit" or "skip" (the player to move is on vacation)
+    period: int
+    digest: bool
+    label: str
+
+
+@dataclass
+class Summary:
+    checked: int = 0
+    reminded: int = 0
+    forfeited: int = 0
+    skipped: int = 0
+    mails: int = 0
+    dry_run: bool = False
+    listing: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        head = "dry run, nothing sent: " if self.dry_run else ""
+        verb = "would be " if self.dry_run else ""
+        return (f"{head}checked {self.checked} boards: {verb}reminded {self.reminded}, {verb}forfeited "
+                f"{self.forfeited}, skipped {self.skipped} (vacation); {self.mails} mails queued")
+
+
+def count_active(session: Session) -> int:
+    return session.scalar(select(func.count()).select_from(Board).where(
+        Board.status == "active", Board.to_move.is_not(None))) or 0
+
+
+def plan(session: Session, now: datetime, progress: Progress | None = None) -> tuple[int, list[Due]]:
+    """Every active board, with its player to move, in one query; returns (checked, due)."""
+    query = (
+        select(Board.id, Board.game, Board.number, Board.turn_since, Board.nagtime, Board.forfeittime,
+               Board.reminders_sent, User.id, User.userid, User.vacation, User.digest)
+        .join(Seat, and_(Seat.board_id == Board.id, Seat.seat == Board.to_move))
+        .join(User, User.id == Seat.user_id)
+        .where(Board.status == "active", Board.to_move.is_not(None))
+        .order_by(Board.id)
+    )
+    checked = 0
+    due: list[Due] = []
+    pending_tick = 0
+    for (board_id, game, number, since, nagtime, forfeittime, sent, user_id, userid, vacation,
+         digest) in session.execute(query).yield_per(5000):
+        checked += 1
+        pending_tick += 1
+        if progress and pending_tick >= 1000:
+            progress(pending_tick)
+            pending_tick = 0
+        kind, period = decide(waited_days(now, since), nagtime, forfeittime)
+        if not kind or (kind == "remind" and period <= sent):
+            continue
+        if vacation:
+            kind = "skip"
+        due.append(Due(board_id, user_id, kind, period, digest, f"{game} {number} ({userid})"))
+    if progress and pending_tick:
+        progress(pending_tick)
+    return checked, due
+
+
+def restart_clock(session: Session, board: Board, now: datetime) -> None:
+    """Start the turn's clock again (back from vacation): a full nag time before the next reminder."""
+    board.turn_since = now
+    board.reminders_sent = 0
+    forget_reminders(session, board)
+
+
+def forget_reminders(session: Session, board: Board) -> None:
+    """Drop reminder rows of this ply and later ones (after a take-back, or a restarted clock)."""
+    session.execute(delete(Reminder).where(Reminder.board_id == board.id, Reminder.ply >= board.ply))
+
+
+class Reminders:
+    """One run of ``pbmserv remind`` as of ``now``."""
+
+    def __init__(self, db: Database, settings: Settings, now: datetime) -> None:
+        self.db = db
+        self.settings = settings
+        self.now = now
+
+    def run(self, dry_run: bool = False) -> Summary:
+        """Plan and act in one go (what cron runs, and the tests)."""
+        checked, due = self.plan()
+        return self.execute(checked, due, dry_run)
+
+    def plan(self, progress: Progress | None = None) -> tuple[int, list[Due]]:
+        with self.db.transaction() as session:
+            return plan(session, self.now, progress)
+
+    def execute(self, checked: int, due: list[Due], dry_run: bool = False,
+                sending: Progress | None = None) -> Summary:
+        summary = Summary(checked=checked, dry_run=dry_run)
+        summary.skipped = sum(1 for d in due if d.kind == "skip")
+        if dry_run:
+            self.describe(due, summary)
+        else:
+            self.apply(due, summary, sending)
+        return summary
+
+    # -- dry run -----------------------------------------------------------------
+    def describe(self, due: list[Due], summary: Summary) -> None:
+        digests: dict[int, list[Due]] = defaultdict(list)
+        for d in due:
+            if d.kind == "forfeit":
+                summary.forfeited += 1
+                summary.listing.append(f"would forfeit {d.label}")
+            elif d.kind == "skip":
+                summary.listing.append(f"skip {d.label}: on vacation")
+            elif d.digest:
+                digests[d.user_id].append(d)
+            else:
+                summary.reminded += 1
+                summary.mails += 1
+                summary.listing.append(f"would remind {d.label}, reminder {d.period}")
+        for group in digests.values():
+            summary.reminded += len(group)
+            summary.mails += 1
+            summary.listing.append("would send one digest for " + ", ".join(f"{d.label} reminder {d.period}"
+                                                                            for d in group))
+
+    # -- acting ----------------------------------------------------------------------
+    def apply(self, due: list[Due], summary: Summary, sending: Progress | None) -> None:
+        single = [d for d in due if d.kind == "forfeit" or (d.kind == "remind" and not d.digest)]
+        for start in range(0, len(single), BATCH):
+            batch = single[start:start + BATCH]
+            reminded, forfeited, mails = self.db.run(lambda s, b=batch: self.apply_batch(s, b))  # type: ignore[misc]
+            summary.reminded += reminded
+            summary.forfeited += forfeited
+            summary.mails += mails
+            if sending:
+                sending(len(batch))
+        digests: dict[int, list[Due]] = defaultdict(list)
+        for d in due:
+            if d.kind == "remind" and d.digest:
+                digests[d.user_id].append(d)
+        for user_id, group in digests.items():
+            reminded = self.db.run(lambda s, u=user_id, g=group: self.apply_digest(s, u, g))  # type: ignore[misc]
+            summary.reminded += reminded
+            summary.mails += 1 if reminded else 0
+            if sending:
+                sending(len(group))
+
+    def locked_boards(self, session: Session, ids: list[int]) -> list[Board]:
+        return list(session.scalars(select(Board).where(Board.id.in_(ids)).order_by(Board.id).with_for_update()))
+
+    def current(self, board: Board) -> tuple[str, int, User | None]:
+        """What the board needs now, decided again from its locked, stored row."""
+        if board.status != "active" or board.to_move is None:
+            return "", 0, None
+        user = boards.seat_users(board)[board.to_move]
+        if user.vacation or not user.active:
+            return "", 0, user
+        kind, period = decide(waited_days(self.now, board.turn_since), board.nagtime, board.forfeittime)
+        return kind, period, user
+
+    def claim_reminder(self, session: Session, board: Board, period: int, user: User) -> bool:
+        """Record reminder ``period`` of this turn; False if it was sent already."""
+        if period <= board.reminders_sent:
+            return False
+        exists = session.scalar(select(Reminder.id).where(
+            Reminder.board_id == board.id, Reminder.ply == board.ply, Reminder.period == period))
+        if exists is not None:
+            return False
+        session.add(Reminder(board_id=board.id, ply=board.ply, period=period, user_id=user.id, sent_at=self.now))
+        board.reminders_sent = period
+        return True
+
+    def apply_batch(self, session: Session, batch: list[Due]) -> tuple[int, int, int]:
+        reminded = forfeited = mails = 0
+        for board in self.locked_boards(session, [d.board_id for d in batch]):
+            kind, period, user = self.current(board)
+            if not kind or user is None:
+                continue
+            try:
+                game = boards.plugin_for(board.game)
+            except CommandError:
+                log.warning("board %s %d: game not installed; not reminded", board.game, board.number)
+                continue
+            if kind == "forfeit":
+                for mail in self.forfeit(session, board, game, user):
+                    mail.auto_submitted = "auto-generated"
+                    queue(session, self.settings, mail)
+                    mails += 1
+                forfeited += 1
+            elif not user.digest and self.claim_reminder(session, board, period, user):
+                queue(session, self.settings, self.reminder_mail(session, board, game, user, period))
+                reminded += 1
+                mails += 1
+        return reminded, forfeited, mails
+
+    def apply_digest(self, session: Session, user_id: int, group: list[Due]) -> int:
+        entries = []
+        user = None
+        for board in self.locked_boards(session, [d.board_id for d in group]):
+            kind, period, mover = self.current(board)
+            if kind != "remind" or mover is None or mover.id != user_id:
+                continue  # a forfeit is the single pass's business; a move meanwhile ends it
+            if self.claim_reminder(session, board, period, mover):
+                user = mover
+                entries.append((board, period))
+        if user is None or not entries:
+            return 0
+        queue(session, self.settings, self.digest_mail(user, entries))
+        return len(entries)
+
+    # -- what is sent ----------------------------------------------------------------
+    def forfeit(self, session: Session, board: Board, game: games.Game, user: User) -> list[Mail]:
+        from server.commands.play import resign_now
+
+        days = waited_days(self.now, board.turn_since)
+        request = Request(words=["remind"], line="pbmserv remind", sender=self.settings.address, admin=True)
+        ctx = Context(session=session, settings=self.settings, request=request, now=self.now)
+        seat = board.to_move
+        assert seat is not None
+        reason = f"{user.userid} forfeited: no move for {days:.0f} days"
+        mails = resign_now(ctx, board, game, seat, user, reason=reason, verb=f"forfeits (no move for {days:.0f} days)")
+        if board.status == "active":
+            # Play goes on without the seat: the next player's clock starts
+            # at the moment this run stands for, not at the wall clock.
+            board.turn_since = self.now
+            board.reminders_sent = 0
+        return mails
+
+    def forfeit_when(self, board: Board) -> str:
+        when = board.turn_since + timedelta(days=board.forfeittime)
+        return f"on {when:%Y-%m-%d %H:%M} UTC"
+
+    def reminder_mail(self, session: Session, board: Board, game: games.Game, user: User, period: int) -> Mail:
+        days = waited_days(self.now, board.turn_since)
+        text = render_template("reminder.txt", userid=user.userid, title=game.title, number=board.number,
+                               days=f"{days:.0f}", forfeit_when=self.forfeit_when(board), game=game.name)
+        state = game.load(board.state)
+        moves = boards.moves_of(session, board)
+        shown = boards.board_text(self.settings, board, game, state, moves, "", board.to_move, False)
+        return Mail(to=addresses_of(user), subject=f"{game.title} Board {board.number} Reminder",
+                    body=text.rstrip("\n") + "\n\n" + shown, references=[board_root(self.settings, game.name,
+                                                                                      board.number)],
+                    auto_submitted="auto-generated", users=[user.userid])
+
+    def digest_mail(self, user: User, entries: list[tuple[Board, int]]) -> Mail:
+        lines = []
+        for board, _period in sorted(entries, key=lambda e: (e[0].game, e[0].number)):
+            title = boards.plugin_for(board.game).title
+            days = waited_days(self.now, board.turn_since)
+            lines.append(f"  {title} Board {board.number}: waiting {days:.0f} days; "
+                         f"forfeit {self.forfeit_when(board)}")
+        n = len(entries)
+        text = render_template("reminder_digest.txt", userid=user.userid, count=n,
+                               boards="board" if n == 1 else "boards", listing="\n".join(lines))
+        return Mail(to=addresses_of(user), subject=f"pbmserv Reminder: {n} {'board' if n == 1 else 'boards'} "
+                    "waiting for your move", body=text, auto_submitted="auto-generated", users=[user.userid])
