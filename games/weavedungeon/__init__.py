@@ -202,7 +202,10 @@ class WeaveDungeon(Game):
                 if seat in (0, 1)
                 else f"there is no seat {seat} in a two-player game"
             )
-        return state.play(self.find_move(state, move))
+        m = self.find_move(state, move)
+        new = state.play(m)
+        new.last_move = format_move(state, m)
+        return new
 
     def legal_moves(self, state: Position) -> list[str]:
         if state.repetitions() >= 3:
@@ -221,12 +224,13 @@ class WeaveDungeon(Game):
             "position": state.fen(),
             "star_moved": list(state.moved),
             "history": dict(state.history),
+            "last_move": state.last_move,
         }
 
     def load(self, data: dict[str, Any]) -> Position:
         base = parse_position(data.get("position", INITIAL_FEN))
         moved = data.get("star_moved", list(base.moved))
-        return Position(
+        pos = Position(
             base.board,
             base.side,
             base.pools,
@@ -234,6 +238,8 @@ class WeaveDungeon(Game):
             (bool(moved[0]), bool(moved[1])),
             history={str(k): int(v) for k, v in data.get("history", {}).items()} or None,
         )
+        pos.last_move = data.get("last_move")
+        return pos
 
 
 GAME = WeaveDungeon()

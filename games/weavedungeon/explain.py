@@ -56,7 +56,6 @@ def why_illegal(pos: Position, mv: ParsedMove) -> str:
     x, y = mv.frm, mv.to
     board = pos.board
     pc = board[x]
-    label = f"{mv.letter or ''}{g.name(x)}-{g.name(y)}"
     if not pc:
         return f"there is no piece on {g.name(x)}"
     t = pc & 7

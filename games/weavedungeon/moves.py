@@ -317,7 +317,7 @@ class Position:
 
     __slots__ = (
         "board", "side", "pools", "fullmove", "moved", "history",
-        "occ", "stars", "pieces", "_legal", "_key",
+        "occ", "stars", "pieces", "last_move", "_legal", "_key",
     )  # fmt: skip
 
     def __init__(
@@ -348,6 +348,8 @@ class Position:
         self.stars = (stars[0], stars[1])
         self._legal: list[Move] | None = None
         self._key: str | None = None
+        #: The move that led here, as written in the record (for the board).
+        self.last_move: str | None = None
         if history is None:
             history = {self.key(): 1}
         self.history = history

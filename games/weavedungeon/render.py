@@ -71,11 +71,17 @@ def _pool_text(pos: Position) -> str:
 def status_lines(pos: Position, out: Outcome | None, seat_names: list[str]) -> list[str]:
     if out is not None:
         winner = out.winners[0]
+        last = (
+            f" (last move: {COLOUR_NAMES[1 - pos.side]} {pos.last_move})" if pos.last_move else ""
+        )
         return [
-            f"Game over after move {pos.fullmove}: {out.reason}.",
+            f"Game over after move {pos.fullmove}{last}:",
+            f"{out.reason}.",
             f"{seat_names[winner]} wins -- {out.grade}.",
         ]
     line = f"Move {pos.fullmove}: {COLOUR_NAMES[pos.side]} to move"
+    if pos.last_move:
+        line += f" (last move: {COLOUR_NAMES[1 - pos.side]} {pos.last_move})"
     if pos.in_check():
         line += f" -- {COLOUR_NAMES[pos.side]}'s Star is in CHECK"
     return [line]

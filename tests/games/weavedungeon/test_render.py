@@ -34,8 +34,9 @@ def test_start_board_shows_square_kinds_and_pieces():
 
 
 def test_turn_check_and_abdication_are_shown():
-    st = GAME.play(start(), 0, "Da2-a3")
-    assert "Black to move" in GAME.render(st)
+    st = GAME.play(start(), 0, "a2-a3")
+    assert "Black to move (last move: White Da2-a3)" in GAME.render(st)
+    assert "last move: White Da2-a3" in GAME.render(st, compact=True)
     st = state("Ke1 Dd2 Cc2", "Ka9 Se4")
     board = GAME.render(st)
     assert "White's Star is in CHECK" in board
@@ -51,6 +52,7 @@ def test_finished_game_shows_result_and_grade():
         board = GAME.render(st, compact=compact)
         assert widths_ok(board)
         assert "Black is checkmated" in board and "White wins -- Triumph" in board
+        assert "last move: White Ca5-a7" in board
         assert "to move" not in board
 
 
