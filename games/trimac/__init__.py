@@ -84,7 +84,8 @@ by threefold repetition, or after 300 turns without capture or defeat.
 Resigning removes your whole army (nobody inherits it); the others play on.
 
 Moves: <from>-<to>, or <from>x<to> for a capture: Rf5-Rf6, Rc4xBf4.
-A trailing + is accepted.  'resign' resigns.
+Case does not matter; a trailing + is accepted.  'resign' resigns.
+'pass' is refused: the server passes for you when you have no legal move.
 
 Options:
   -compact            shorter board mail (no legend, no piece lists)

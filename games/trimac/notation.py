@@ -25,7 +25,7 @@ from games.trimac.geometry import (
 from games.trimac.moves import KIND_NAMES, KINDS, A, E, K, code
 
 _SQUARE = r"([a-z])([a-z])(\d+)"
-_MOVE = re.compile(rf"^{_SQUARE}\s*([-x])\s*{_SQUARE}\s*\+?$", re.IGNORECASE)
+_MOVE = re.compile(rf"^{_SQUARE}\s*([-x:]?)\s*{_SQUARE}\s*[+#]?$", re.IGNORECASE)
 
 SQUARE_HELP = "a point is R, B or G (the lattice), a file a-k and a rank, like Rf1 or Bi6"
 

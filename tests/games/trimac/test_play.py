@@ -341,3 +341,8 @@ def test_quiet_counter_resets_on_capture() -> None:
     assert s.quiet == 1
     s = GAME.play(base("rR@Bf3"), RED, "Bf3xBf4")
     assert s.quiet == 0
+
+
+@pytest.mark.parametrize("text", ["Ra1Ra2", "Ra1 - Ra2", "RA1:ra2", "Ra1-Ra2+"])
+def test_common_notation_deviations(text: str) -> None:
+    assert GAME.play(start(), RED, text).history[0] == (RED, "Ra1-Ra2")
