@@ -82,9 +82,10 @@ def status_lines(pos: Position, out: Outcome | None, seat_names: list[str]) -> l
     line = f"Move {pos.fullmove}: {COLOUR_NAMES[pos.side]} to move"
     if pos.last_move:
         line += f" (last move: {COLOUR_NAMES[1 - pos.side]} {pos.last_move})"
+    lines = [line]
     if pos.in_check():
-        line += f" -- {COLOUR_NAMES[pos.side]}'s Star is in CHECK"
-    return [line]
+        lines.append(f"{COLOUR_NAMES[pos.side]}'s Star is in CHECK.")
+    return lines
 
 
 def render(pos: Position, out: Outcome | None, compact: bool = False) -> str:
