@@ -1,0 +1,469 @@
+"""End-to-end throughput and latency of ``pbmserv serve``, next to a bare aiosmtpd sink.
+
+Run: ``python bench/bench_throughput.py`` (both databases; ``--db sqlite`` or
+``--db postgres`` for one).  What is measured, all in the same run:
+
+* ceiling: a bare aiosmtpd sink in its own process that answers 250 to
+  everything, fed by the same client threads with the same mails, one SMTP
+  connection per message.  That is the most this stack can take in.
+* peak: ``pbmserv serve`` in its own process (exactly what an admin runs)
+  with a real SQLite file or a fresh PostgreSQL schema, fed move mails
+  (``GAME move BOARD USER PASSWORD MOVE#N``) on many boards by the same
+  clients, one connection per message.  A command counts once it is
+  committed, applied by the rules, and its reply (plus the other player's
+  board mail) has reached the relay sink.  Rate = commands / seconds from
+  the first send to the last reply.
+* latency at half the peak rate (open loop: sends on a fixed schedule):
+  from the end of DATA (the client has sent the final ``.``) to the reply
+  carrying ``In-Reply-To: <that message>`` arriving at the relay; p50/p99.
+
+Knobs (flag or env): --clients/BENCH_CLIENTS (8), --commands/BENCH_COMMANDS
+(600 for the peak run), --latency-commands/BENCH_LATENCY_COMMANDS (300),
+--boards/BENCH_BOARDS (200), --game/BENCH_GAME (interweave),
+--postgres-url/PBMSERV_BENCH_POSTGRES_URL (postgresql://postgres@127.0.0.1:5432/test).
+Targets (issue 10): peak >= 50% of the ceiling; p99 < 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import random
+import re
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.policy import SMTP as SMTP_POLICY
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from aiosmtpd.controller import Controller  # noqa: E402
+from sqlalchemy import create_engine, insert, text  # noqa: E402
+
+import games  # noqa: E402
+from server.database import Database  # noqa: E402
+from server.model import Address, Board, Seat, User  # noqa: E402
+from server.passwords import hash_password  # noqa: E402
+
+ADDRESS = "pbmserv@bench.test"
+PASSWORD = "bench-pw1"
+DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/test"
+_IRT = re.compile(rb"^In-Reply-To:\s*(<[^>\r\n]+>)", re.MULTILINE | re.IGNORECASE)
+_SUBJECT = re.compile(rb"^Subject:([^\r\n]*)", re.MULTILINE | re.IGNORECASE)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port: int, proc: subprocess.Popen | None = None, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode} before listening on {port}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port}")
+
+
+# -- databases ---------------------------------------------------------------
+class BenchDatabase:
+    """A fresh SQLite file or a fresh PostgreSQL schema, removed afterwards."""
+
+    def __init__(self, kind: str, postgres_url: str, workdir: Path) -> None:
+        self.kind = kind
+        self._admin = None
+        if kind == "sqlite":
+            self.url = f"sqlite:///{workdir / ('bench-' + uuid.uuid4().hex[:8] + '.db')}"
+        else:
+            self.schema = "bench_" + uuid.uuid4().hex[:10]
+            base = postgres_url.replace("postgresql://", "postgresql+psycopg://", 1)
+            self._admin = create_engine(base, isolation_level="AUTOCOMMIT")
+            with self._admin.connect() as conn:
+                conn.execute(text(f"CREATE SCHEMA {self.schema}"))
+            sep = "&" if "?" in postgres_url else "?"
+            self.url = f"{postgres_url}{sep}options=-csearch_path%3D{self.schema}"
+        self.db = Database(self.url)
+        self.db.upgrade()
+
+    def close(self) -> None:
+        self.db.dispose()
+        if self._admin is not None:
+            with self._admin.connect() as conn:
+                conn.execute(text(f"DROP SCHEMA {self.schema} CASCADE"))
+            self._admin.dispose()
+
+
+@dataclass
+class BenchBoard:
+    """One board the clients play on, mirrored locally to pick legal moves."""
+
+    number: int
+    users: list[str]
+    state: Any
+    ply: int = 0
+
+
+def populate(db: Database, game: games.Game, count: int, rng: random.Random, start_number: int = 101,
+             prefix: str = "p") -> list[BenchBoard]:
+    """``count`` boards of ``game``, each with its own players, inserted in bulk.
+
+    Players share one password hash (hashing is the cost of signup, not of a
+    move); every board starts from the game's initial position.
+    """
+    options = game.parse_options([])
+    state = game.start(options, game.players)
+    dumped = game.dump(state)
+    pw_hash = hash_password(PASSWORD)
+    out: list[BenchBoard] = []
+    chunk = 2000
+    with db.engine.begin() as conn:
+        user_id = conn.execute(text("SELECT COALESCE(MAX(id), 0) FROM users")).scalar_one() + 1
+        board_id = conn.execute(text("SELECT COALESCE(MAX(id), 0) FROM boards")).scalar_one() + 1
+        for first in range(0, count, chunk):
+            users, addrs, boards, seats = [], [], [], []
+            for i in range(first, min(count, first + chunk)):
+                names = [f"{prefix}{i}s{s}" for s in range(game.players)]
+                for seat, name in enumerate(names):
+                    users.append({"id": user_id, "userid": name, "password_hash": pw_hash, "active": True,
+                                  "vacation": False, "digest": False, "challenge_policy": "accept"})
+                    addrs.append({"user_id": user_id, "address": f"{name}@clients.test"})
+                    seats.append({"board_id": board_id, "seat": seat, "user_id": user_id})
+                    user_id += 1
+                boards.append({"id": board_id, "game": game.name, "number": start_number + i, "options": options,
+                               "state": dumped, "ply": 0, "to_move": game.to_move(state), "status": "active",
+                               "pending": {}, "nagtime": 7.0, "forfeittime": 21.0, "reminders_sent": 0})
+                out.append(BenchBoard(start_number + i, names, state))
+                board_id += 1
+            conn.execute(insert(User), users)
+            conn.execute(insert(Address), addrs)
+            conn.execute(insert(Board), boards)
+            conn.execute(insert(Seat), seats)
+        if db.engine.dialect.name == "postgresql":
+            for table in ("users", "addresses", "boards", "seats"):
+                conn.execute(text(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                                  f"(SELECT MAX(id) FROM {table}))"))
+    return out
+
+
+# -- the mails -----------------------------------------------------------------
+def move_mail(game: games.Game, board: BenchBoard, rng: random.Random) -> tuple[str, str, bytes] | None:
+    """(sender, message-id, bytes) of the next random legal move; None once the game is over."""
+    seat = game.to_move(board.state)
+    if seat is None:
+        return None
+    move = rng.choice(game.legal_moves(board.state))
+    board.state = game.play(board.state, seat, move)
+    board.ply += 1
+    user = board.users[seat]
+    sender = f"{user}@clients.test"
+    msgid = f"<{uuid.uuid4().hex}@clients.test>"
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = ADDRESS
+    msg["Subject"] = f"{game.name} move {board.number} {user} {PASSWORD} {move}#{board.ply}"
+    msg["Message-ID"] = msgid
+    msg.set_content("Good luck!\n")
+    return sender, msgid, msg.as_bytes(policy=SMTP_POLICY)
+
+
+def send_timed(port: int, sender: str, rcpt: str, data: bytes) -> float:
+    """One connection, one message; returns the monotonic time DATA ended (the final dot sent)."""
+    with smtplib.SMTP("127.0.0.1", port, local_hostname="client.bench.test", timeout=60) as smtp:
+        smtp.ehlo()
+        smtp.mail(sender)
+        code, resp = smtp.rcpt(rcpt)
+        if code != 250:
+            raise RuntimeError(f"RCPT refused: {code} {resp!r}")
+        code, resp = smtp.docmd("DATA")
+        if code != 354:
+            raise RuntimeError(f"DATA refused: {code} {resp!r}")
+        quoted = re.sub(rb"(?m)^\.", b"..", data)
+        if not quoted.endswith(b"\r\n"):
+            quoted += b"\r\n"
+        smtp.send(quoted + b".\r\n")
+        ended = time.monotonic()
+        code, resp = smtp.getreply()
+        if code != 250:
+            raise RuntimeError(f"DATA answered {code} {resp!r}")
+        return ended
+
+
+# -- the relay sink (where pbmserv delivers its replies) -----------------------
+@dataclass
+class RelaySink:
+    """Records when each reply (by In-Reply-To) reaches the relay and frees its board."""
+
+    waiting: dict[str, BenchBoard] = field(default_factory=dict)
+    arrived: dict[str, float] = field(default_factory=dict)
+    free: queue.Queue = field(default_factory=queue.Queue)
+    errors: list[str] = field(default_factory=list)
+    delivered: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    async def handle_DATA(self, server, session, envelope) -> str:  # type: ignore[no-untyped-def]
+        now = time.monotonic()
+        raw = envelope.original_content or b""
+        m = _IRT.search(raw)
+        with self.lock:
+            self.delivered += 1
+            board = self.waiting.pop(m.group(1).decode(), None) if m else None
+            if board is not None:
+                self.arrived[m.group(1).decode()] = now  # type: ignore[union-attr]
+        if board is not None:
+            subject = _SUBJECT.search(raw)
+            if subject and b"Error" in subject.group(1):
+                self.errors.append(subject.group(1).decode(errors="replace").strip())
+            else:
+                self.free.put(board)
+        return "250 OK"
+
+
+class NullHandler:
+    async def handle_DATA(self, server, session, envelope) -> str:  # type: ignore[no-untyped-def]
+        return "250 OK"
+
+
+def sink_process(port: int) -> subprocess.Popen:
+    """A bare aiosmtpd sink in its own process: the ceiling, as pbmserv also gets a process."""
+    here = str(Path(__file__).parent)
+    code = (
+        f"import sys, threading; sys.path.insert(0, {here!r})\n"
+        "from aiosmtpd.controller import Controller\n"
+        "from bench_throughput import NullHandler\n"
+        f"c = Controller(NullHandler(), hostname='127.0.0.1', port={port}, server_hostname='sink.bench.test')\n"
+        "c.start()\n"
+        "threading.Event().wait()\n"
+    )
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def server_process(url: str, port: int, relay_port: int, log_path: Path) -> subprocess.Popen:
+    cmd = [sys.executable, "-c", "from server.cli import main; main()", "--database-url", url,
+           "--address", ADDRESS, "--relay", f"127.0.0.1:{relay_port}", "--listen", f"127.0.0.1:{port}",
+           "--rate-limit", "1000000", "serve"]
+    log = open(log_path, "ab")  # noqa: SIM115 - handed to the child
+    return subprocess.Popen(cmd, stdout=log, stderr=log, cwd=str(ROOT))
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+# -- load generators -------------------------------------------------------------
+def ceiling_rate(clients: int, total: int, game: games.Game, boards: list[BenchBoard]) -> float:
+    """Messages/s a bare aiosmtpd sink accepts from ``clients`` threads."""
+    port = free_port()
+    proc = sink_process(port)
+    try:
+        wait_port(port, proc)
+        rng = random.Random(7)
+        mails = []
+        for i in range(total):  # the same kind of mail, built before the clock starts
+            board = BenchBoard(boards[i % len(boards)].number, boards[i % len(boards)].users,
+                               boards[i % len(boards)].state)
+            mail = move_mail(game, board, rng)
+            assert mail is not None
+            mails.append(mail)
+        todo: queue.Queue = queue.Queue()
+        for mail in mails:
+            todo.put(mail)
+
+        def client() -> None:
+            while True:
+                try:
+                    sender, _, data = todo.get_nowait()
+                except queue.Empty:
+                    return
+                send_timed(port, sender, ADDRESS, data)
+
+        start = time.monotonic()
+        threads = [threading.Thread(target=client) for _ in range(clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return total / (time.monotonic() - start)
+    finally:
+        stop(proc)
+
+
+@dataclass
+class Run:
+    sent: dict[str, float] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+
+
+def drive(port: int, sink: RelaySink, game: games.Game, clients: int, total: int, rate: float | None,
+          rng: random.Random) -> tuple[Run, float]:
+    """Send ``total`` move mails; closed loop (as fast as boards free up) or at ``rate``/s.
+
+    Returns the run and the seconds from the first send to the last reply.
+    """
+    run = Run()
+    counter = iter(range(total))
+    counter_lock = threading.Lock()
+    start = time.monotonic()
+
+    def client() -> None:
+        while True:
+            with counter_lock:
+                k = next(counter, None)
+            if k is None:
+                return
+            if rate is not None:
+                delay = start + k / rate - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+            while True:
+                try:
+                    board = sink.free.get(timeout=60)
+                except queue.Empty:
+                    run.failures.append("no board came free within 60 s")
+                    return
+                with counter_lock:
+                    mail = move_mail(game, board, rng)
+                if mail is not None:
+                    break  # a finished game retires its board
+            sender, msgid, data = mail
+            with sink.lock:
+                sink.waiting[msgid] = board
+            try:
+                run.sent[msgid] = send_timed(port, sender, ADDRESS, data)
+            except (OSError, smtplib.SMTPException, RuntimeError) as exc:
+                run.failures.append(f"{type(exc).__name__}: {exc}")
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with sink.lock:
+            if all(m in sink.arrived for m in run.sent):
+                break
+        time.sleep(0.01)
+    with sink.lock:
+        missing = [m for m in run.sent if m not in sink.arrived]
+        last = max((sink.arrived[m] for m in run.sent if m in sink.arrived), default=time.monotonic())
+    if missing:
+        run.failures.append(f"{len(missing)} replies never reached the relay")
+    return run, last - start
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def bench_backend(kind: str, args: argparse.Namespace, game: games.Game, workdir: Path) -> dict[str, float]:
+    bdb = BenchDatabase(kind, args.postgres_url, workdir)
+    rng = random.Random(11)
+    try:
+        boards = populate(bdb.db, game, args.boards, rng)
+        ceiling = ceiling_rate(args.clients, args.commands, game, boards)
+        sink = RelaySink()
+        relay = Controller(sink, hostname="127.0.0.1", port=free_port(), server_hostname="relay.bench.test")
+        relay.start()
+        for b in boards:
+            sink.free.put(b)
+        port = free_port()
+        log_path = workdir / f"serve-{kind}.log"
+        proc = server_process(bdb.url, port, relay.port, log_path)
+        spy = None
+        try:
+            wait_port(port, proc)
+            if args.profile:
+                spy = subprocess.Popen(["py-spy", "record", "--pid", str(proc.pid), "--rate", "250", "--format", "raw",
+                                        "--threads", "--nonblocking", "-o", str(workdir / f"profile-{kind}.txt")],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                time.sleep(1)
+            # A short warm-up: imports, connection pools, SQLite page cache.
+            drive(port, sink, game, args.clients, min(40, args.commands), None, rng)
+            run, seconds = drive(port, sink, game, args.clients, args.commands, None, rng)
+            peak = len(run.sent) / seconds
+            half = peak / 2
+            lat_run, _ = drive(port, sink, game, args.clients, args.latency_commands, half, rng)
+        finally:
+            if spy is not None:
+                spy.send_signal(signal.SIGINT)
+                spy.wait(timeout=30)
+                print(f"  [{kind}] py-spy profile of the server (collapsed stacks): {workdir / f'profile-{kind}.txt'}")
+            stop(proc)
+            relay.stop()
+        latencies = [(sink.arrived[m] - t0) * 1000 for m, t0 in lat_run.sent.items() if m in sink.arrived]
+        for problem in sorted(set(run.failures + lat_run.failures + sink.errors))[:5]:
+            print(f"  [{kind}] problem: {problem}")
+        result = {"ceiling": ceiling, "peak": peak, "ratio": peak / ceiling, "half": half,
+                  "p50": percentile(latencies, 50), "p99": percentile(latencies, 99),
+                  "errors": len(sink.errors) + len(run.failures) + len(lat_run.failures)}
+        print(f"{kind:<9} ceiling (bare aiosmtpd sink) {ceiling:7.1f} msg/s | pbmserv {peak:6.1f} cmd/s "
+              f"= {result['ratio']:.0%} of ceiling (target >= 50%)")
+        print(f"{kind:<9} latency end of DATA -> reply at relay, at {half:.1f} cmd/s (half peak): "
+              f"p50 {result['p50']:.1f} ms  p99 {result['p99']:.1f} ms (target p99 < 100 ms)"
+              f"  [{len(latencies)} samples, {result['errors']} errors; server log {log_path}]")
+        return result
+    finally:
+        bdb.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    env = os.environ.get
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--db", choices=["sqlite", "postgres", "both"], default=env("BENCH_DB", "both"))
+    parser.add_argument("--clients", type=int, default=int(env("BENCH_CLIENTS", "8")))
+    parser.add_argument("--commands", type=int, default=int(env("BENCH_COMMANDS", "600")))
+    parser.add_argument("--latency-commands", type=int, default=int(env("BENCH_LATENCY_COMMANDS", "300")))
+    parser.add_argument("--boards", type=int, default=int(env("BENCH_BOARDS", "200")))
+    parser.add_argument("--game", default=env("BENCH_GAME", "interweave"))
+    parser.add_argument("--postgres-url", default=env("PBMSERV_BENCH_POSTGRES_URL", DEFAULT_PG))
+    parser.add_argument("--profile", action="store_true",
+                        help="record the server process with py-spy (pip install py-spy) into the work directory")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (server logs)")
+    args = parser.parse_args(argv)
+    game = games.load_game(args.game)
+    print(f"game {game.name}, {args.clients} clients, {args.boards} boards, {args.commands} commands "
+          f"(+{args.latency_commands} for latency), one SMTP connection per message, {os.cpu_count()} CPUs")
+    workdir = Path(tempfile.mkdtemp(prefix="pbmserv-bench-"))
+    kinds = ["sqlite", "postgres"] if args.db == "both" else [args.db]
+    failed = False
+    for kind in kinds:
+        result = bench_backend(kind, args, game, workdir)
+        failed |= result["ratio"] < 0.5 or result["p99"] >= 100 or result["errors"] > 0
+    if not args.keep:
+        for p in sorted(workdir.glob("*"), reverse=True):
+            if p.suffix in (".log", ".txt"):
+                continue
+            p.unlink()
+    print("targets: " + ("MISSED (see above)" if failed else "all met"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
