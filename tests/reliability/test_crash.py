@@ -9,7 +9,8 @@ reached the relay, no move may be stored twice, and every board must replay
 from its move list to its stored state.
 
 ``PBMSERV_CRASH_COMMANDS`` (default 1000) sets the number of messages,
-``PBMSERV_CRASH_SEED`` fixes the random kill moments.
+``PBMSERV_CRASH_KILLS`` (default 8, at least 5) the kills while clients
+send, ``PBMSERV_CRASH_SEED`` fixes the random kill moments.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 import random
 import time
 from email.message import EmailMessage
+from email.policy import SMTP as SMTP_POLICY
 
 import pytest
 from sqlalchemy import select
@@ -50,7 +52,7 @@ def message(sender: str, subject: str, mid: str, body: str = "") -> bytes:
     msg["Subject"] = subject
     msg["Message-ID"] = mid
     msg.set_content(body or "\n")
-    return msg.as_bytes()
+    return msg.as_bytes(policy=SMTP_POLICY)  # CRLF, as on the wire
 
 
 def plan(numbers: list[int], pairs: list[tuple[str, str]], messages: int) -> tuple[list[list[Job]], dict, dict]:
@@ -95,6 +97,7 @@ def plan(numbers: list[int], pairs: list[tuple[str, str]], messages: int) -> tup
 def test_sigkill_under_load_loses_and_doubles_nothing(tmp_path, sink: Sink) -> None:
     messages = int(os.environ.get("PBMSERV_CRASH_COMMANDS", "1000"))
     seed = int(os.environ.get("PBMSERV_CRASH_SEED", str(random.randrange(1 << 30))))
+    kills_wanted = max(MIN_KILLS, int(os.environ.get("PBMSERV_CRASH_KILLS", "8")))
     rng = random.Random(seed)
     url = f"sqlite:///{tmp_path / 'crash.db'}"
     db = Database(url)
@@ -112,8 +115,8 @@ def test_sigkill_under_load_loses_and_doubles_nothing(tmp_path, sink: Sink) -> N
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(CLIENTS) as pool:
         pending = [pool.apply_async(run_jobs, (server.port, jobs)) for jobs in per_client]
-        while not all(p.ready() for p in pending):
-            time.sleep(rng.uniform(1.5, 5.0))
+        while kills_sending < kills_wanted and not all(p.ready() for p in pending):
+            time.sleep(rng.uniform(1.0, 4.0))
             if all(p.ready() for p in pending):
                 break
             server.kill()
