@@ -346,3 +346,18 @@ def test_quiet_counter_resets_on_capture() -> None:
 @pytest.mark.parametrize("text", ["Ra1Ra2", "Ra1 - Ra2", "RA1:ra2", "Ra1-Ra2+"])
 def test_common_notation_deviations(text: str) -> None:
     assert GAME.play(start(), RED, text).history[0] == (RED, "Ra1-Ra2")
+
+
+NET = "rK@Rf1 bK@Bf1 bA@Bf4 gK@Gf1 gA@Gf4 bR@Re5 bR@Rg5 bR@Rf6 gH@Rd4 to=G"
+
+
+def test_mate_is_decided_only_at_the_victims_turn() -> None:
+    s = pos(NET)  # Red is in check with no escape, but it is Green's turn
+    assert s.status[RED] == -1 and GAME.to_move(s) == GREEN
+    # Green's Knight (leg Re4) lands on Rf3 and blocks: Red is rescued
+    rescued = GAME.play(s, GREEN, "Rd4-Rf3")
+    assert GAME.to_move(rescued) == RED
+    assert GAME.legal_moves(rescued) == ["Rf1-Rf2"]
+    # any other Green move leaves the net: Blue, the checker, defeats Red
+    mated = GAME.play(s, GREEN, "Rd4-Ra3")
+    assert mated.status[RED] == BLUE and GAME.to_move(mated) == BLUE
