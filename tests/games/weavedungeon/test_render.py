@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from games.weavedungeon import GAME
 from tests.games.weavedungeon.helpers import play_all, state
 
@@ -71,3 +73,14 @@ def test_pool_is_shown():
     st = play_all(state("Ki1 Ca3", "Ka9 Ta5"), "Ca3xa5")
     assert "Black T" in GAME.render(st)
     assert widths_ok(GAME.render(st, seat=1))
+
+
+def test_every_board_of_a_random_game_fits_79_columns():
+    rng = random.Random(3)
+    st = start()
+    while GAME.to_move(st) is not None:
+        for compact in (False, True):
+            assert widths_ok(GAME.render(st, compact=compact))
+        st = GAME.play(st, GAME.to_move(st), rng.choice(GAME.legal_moves(st)))
+    board = GAME.render(st)
+    assert widths_ok(board) and "wins --" in board
