@@ -58,6 +58,9 @@ Lines that reach the river bend into the neighbour's lattice and run back
 down its mirror file (Red's file c continues as Blue's file i); the f-file
 branches at the apex f9 into both neighbours.  Diagonal steps never cross.
 Fortress (12 points): f1 e1 g1 f2 e2 g2 f3 d2 h2 e3 g3 f4.
+Directions: 6 orthogonal (along the triangle sides: N up the file toward
+the river, NE, SE, S, SW, NW) and 6 diagonal between them (to the far
+corner of the next triangle: E, NNE, NNW, W, SSW, SSE).
 
 Pieces (letters in the board and lists, colours r b g):
   K General  one orthogonal step, stays in its fortress.  Two Generals
