@@ -193,11 +193,16 @@ class Subscription(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     kind: Mapped[str] = mapped_column(String(10), default="watch")
 
-    user: Mapped[User] = relationship(lazy="joined")
+    user: Mapped[User] = relationship(lazy="selectin")
 
 
 class Rating(Base):
-    """A player's rating in one game (Elo; everyone starts at 1600)."""
+    """A player's rating in one game (Elo; everyone starts at 1600).
+
+    Its user is loaded by a second SELECT, not a join: PostgreSQL refuses
+    ``FOR UPDATE`` on the nullable side of the outer join a joined load makes,
+    and ratings rows are locked when a game ends.
+    """
 
     __tablename__ = "ratings"
     __table_args__ = (UniqueConstraint("game", "user_id", name="uq_ratings_game_user"),)
@@ -211,7 +216,7 @@ class Rating(Base):
     losses: Mapped[int] = mapped_column(Integer, default=0)
     draws: Mapped[int] = mapped_column(Integer, default=0)
 
-    user: Mapped[User] = relationship(lazy="joined")
+    user: Mapped[User] = relationship(lazy="selectin")
 
 
 class Reminder(Base):
