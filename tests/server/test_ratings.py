@@ -1,0 +1,257 @@
+"""Ratings: the arithmetic against hand-computed values, then the same numbers by mail.
+
+Hand computations (see server/ratings.py for the rules):
+
+* Two new players, alice beats bob: both opponents stand at 1600, so
+  alice's performance is 1600 + 400 = 2000 and bob's 1600 - 400 = 1200;
+  with no earlier games those are their ratings.
+* Then bob beats alice: alice (2000 after 1 game) performs 1200 - 400 = 800,
+  (2000·1 + 800) / 2 = 1400; bob (1200 after 1) performs 2000 + 400 = 2400,
+  (1200 + 2400) / 2 = 1800.
+* Established (20 games each), alice 1700 beats bob 1500: alice expects
+  1 / (1 + 10^(-200/400)) = 1 / 1.316227766 = 0.759746927, so she gains
+  32 · 0.240253073 = 7.688098; bob loses the same: 1707.688 / 1492.312.
+* Three new players, alice wins: each opponent average is 1600, so alice
+  2000, bob and carol 1200.  Then bob wins: bob's opponents average
+  (2000 + 1200) / 2 = 1600, performance 2000, (1200 + 2000) / 2 = 1600;
+  alice's average (1200 + 1200) / 2 = 1200, performance 800,
+  (2000 + 800) / 2 = 1400; carol's average 1600, performance 1200,
+  (1200 + 1200) / 2 = 1200.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+from sqlalchemy import select
+
+import games
+from games import Game, IllegalMove, OptionError, Outcome
+from server import ratings
+from server.cli import main
+from server.model import Board, Rating, User
+from tests.server.conftest import ADDRESS, Running
+
+# -- the arithmetic ---------------------------------------------------------------------------
+
+
+def test_provisional_is_the_average_of_performances() -> None:
+    assert ratings.updated(1600, 0, 1600, 1.0) == 2000
+    assert ratings.updated(1600, 0, 1600, 0.0) == 1200
+    assert ratings.updated(1600, 0, 1600, 0.5) == 1600
+    assert ratings.updated(2000, 1, 1200, 0.0) == 1400
+    assert ratings.updated(1200, 1, 2000, 1.0) == 1800
+    # After 19 games the 20th is still provisional: (1500·19 + 1900) / 20 = 1520.
+    assert ratings.updated(1500, 19, 1500, 1.0) == 1520
+    assert ratings.is_provisional(19) and not ratings.is_provisional(20)
+
+
+def test_established_is_elo_with_k_32() -> None:
+    assert ratings.expected(1700, 1500) == pytest.approx(0.759746927)
+    assert ratings.updated(1700, 20, 1500, 1.0) == pytest.approx(1707.688098)
+    assert ratings.updated(1500, 20, 1700, 0.0) == pytest.approx(1492.311902)
+    assert ratings.updated(1600, 35, 1600, 0.5) == 1600
+    assert ratings.updated(1600, 20, 1600, 1.0) == 1616
+
+
+def test_three_players_rate_against_the_average_of_the_others() -> None:
+    assert ratings.changes([(1600, 0)] * 3, [1.0, 0.0, 0.0]) == [(1600, 2000), (1600, 1200), (1600, 1200)]
+    after = ratings.changes([(2000, 1), (1200, 1), (1200, 1)], ratings.seat_scores(3, [1], [0, 2]))
+    assert after == [(2000, 1400), (1200, 1600), (1200, 1200)]
+    # Established: alice 1700 vs the average of 1600 and 1500 = 1550.
+    e = 1 / (1 + 10 ** (-150 / 400))
+    assert ratings.changes([(1700, 30), (1600, 30), (1500, 30)], [1.0, 0.0, 0.0])[0][1] == pytest.approx(
+        1700 + 32 * (1 - e))
+    assert ratings.seat_scores(3, [], []) == [0.5, 0.5, 0.5]
+
+
+@given(st.floats(100, 3000), st.floats(100, 3000), st.sampled_from([0.0, 0.5, 1.0]))
+def test_two_established_players_exchange_points(a: float, b: float, score: float) -> None:
+    (_, a2), (_, b2) = ratings.changes([(a, 20), (b, 40)], [score, 1.0 - score])
+    assert a2 + b2 == pytest.approx(a + b)
+    assert (a2 - a) * (score - 0.5) >= 0 or score == 0.5
+
+
+# -- by mail ------------------------------------------------------------------------------------
+
+
+def rating_table(running: Running, game: str = "tictactoe") -> dict[str, tuple[float, int]]:
+    with running.db.transaction() as s:
+        return {r.user.userid: (r.rating, r.games) for r in s.scalars(select(Rating).where(Rating.game == game))}
+
+
+def play(running: Running, number: int, moves: list[tuple[str, str]]) -> None:
+    passwords = {"alice": "apple1", "bob": "banana2", "carol": "carolpw1"}
+    for who, move in moves:
+        running.mail(f"{who}@example.org", f"tictactoe move {number} {who} {passwords[who]} {move}")
+
+
+def test_two_player_ratings_by_mail(players: Running) -> None:
+    players.mail("alice@example.org", "tictactoe challenge alice bob")
+    play(players, 101, [("alice", "b2"), ("bob", "a1"), ("alice", "b1"), ("bob", "c1"), ("alice", "b3")])
+    assert rating_table(players) == {"alice": (2000, 1), "bob": (1200, 1)}
+    # bob (X this time, first) wins the second.
+    players.mail("alice@example.org", "tictactoe challenge bob alice")
+    play(players, 102, [("bob", "b2"), ("alice", "a1"), ("bob", "b1"), ("alice", "c1"), ("bob", "b3")])
+    assert rating_table(players) == {"alice": (1400, 2), "bob": (1800, 2)}
+    # Not rated: a resign before one's first move (the board is removed) ...
+    players.mail("alice@example.org", "tictactoe challenge alice bob")
+    players.mail("bob@example.org", "tictactoe resign 103 bob banana2")
+    # ... nor a draw agreed before any move.
+    players.mail("alice@example.org", "tictactoe challenge alice bob")
+    players.mail("alice@example.org", "tictactoe move 104 alice apple1 propose")
+    players.mail("bob@example.org", "tictactoe move 104 bob banana2 accept")
+    assert rating_table(players) == {"alice": (1400, 2), "bob": (1800, 2)}
+    # The finished board records what changed.
+    with players.db.transaction() as s:
+        b = s.scalars(select(Board).where(Board.number == 102)).one()
+        assert b.outcome["ratings"] == [[0, 1200.0, 1800.0], [1, 2000.0, 1400.0]]
+
+
+def test_established_players_by_mail(players: Running) -> None:
+    with players.db.transaction() as s:
+        for userid, rating in (("alice", 1700.0), ("bob", 1500.0)):
+            user = s.scalars(select(User).where(User.userid == userid)).one()
+            s.add(Rating(game="tictactoe", user_id=user.id, rating=rating, games=20, wins=10, losses=10, draws=0))
+    players.mail("alice@example.org", "tictactoe challenge alice bob")
+    play(players, 101, [("alice", "b2"), ("bob", "a1"), ("alice", "b1"), ("bob", "c1"), ("alice", "b3")])
+    table = rating_table(players)
+    assert table["alice"][0] == pytest.approx(1707.688098) and table["bob"][0] == pytest.approx(1492.311902)
+    standings = players.mail("dave@example.org", "tictactoe standings")[0].text
+    rows = [line.split() for line in standings.splitlines() if line.strip()[:1].isdigit()]
+    assert rows == [["1", "alice", "1708", "21", "11", "10", "0"], ["2", "bob", "1492", "21", "10", "11", "0"]]
+
+
+# -- three players -----------------------------------------------------------------------------
+
+
+class Race(Game):
+    """Three players take turns adding 1, 2 or 3; whoever brings the total to 10 wins.
+
+    A resigning seat drops out and play goes on (like TriMac); the last one
+    left wins.
+    """
+
+    name = "race3"
+    title = "Race to Ten"
+    players = 3
+
+    def help(self) -> str:
+        return "Add 1, 2 or 3 to the total; reaching 10 wins."
+
+    def parse_options(self, tokens: list[str]) -> dict[str, Any]:
+        if tokens:
+            raise OptionError(f"Unknown option {tokens[0]}; Race to Ten has none")
+        return {}
+
+    def start(self, options: dict[str, Any], players: int) -> dict[str, Any]:
+        return {"total": 0, "turn": 0, "out": [], "winner": None}
+
+    def to_move(self, state: dict[str, Any]) -> int | None:
+        return None if state["winner"] is not None else state["turn"]
+
+    def _next(self, state: dict[str, Any], seat: int) -> int:
+        for step in (1, 2):
+            if (seat + step) % 3 not in state["out"]:
+                return (seat + step) % 3
+        return seat
+
+    def play(self, state: dict[str, Any], seat: int, move: str) -> dict[str, Any]:
+        if move not in ("1", "2", "3"):
+            raise IllegalMove(f"{move!r}: add 1, 2 or 3")
+        new = {**state, "out": list(state["out"]), "total": state["total"] + int(move)}
+        if new["total"] >= 10:
+            new["winner"] = seat
+        else:
+            new["turn"] = self._next(state, seat)
+        return new
+
+    def resign(self, state: dict[str, Any], seat: int) -> dict[str, Any]:
+        new = {**state, "out": [*state["out"], seat]}
+        left = [s for s in range(3) if s not in new["out"]]
+        if len(left) == 1:
+            new["winner"] = left[0]
+        elif state["turn"] == seat:
+            new["turn"] = self._next(new, seat)
+        return new
+
+    def outcome(self, state: dict[str, Any]) -> Outcome | None:
+        w = state["winner"]
+        if w is None:
+            return None
+        return Outcome(winners=(w,), losers=tuple(s for s in range(3) if s != w), reason="reached ten")
+
+    def legal_moves(self, state: dict[str, Any]) -> list[str]:
+        return [] if state["winner"] is not None else ["1", "2", "3"]
+
+    def render(self, state: dict[str, Any], compact: bool = False, seat: int | None = None) -> str:
+        return f"Total: {state['total']}"
+
+    def dump(self, state: dict[str, Any]) -> dict[str, Any]:
+        return {**state, "out": list(state["out"])}
+
+    def load(self, data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "out": list(data["out"])}
+
+
+@pytest.fixture
+def trio(players: Running) -> Iterator[Running]:
+    """alice, bob and carol, with the three-player test game installed for this test only."""
+    games.register(Race())
+    players.mail("carol@example.org", "signup carol carolpw1")
+    players.sink.clear()
+    yield players
+    games.unregister("race3")
+
+
+def race(running: Running, number: int, moves: list[tuple[str, str]]) -> None:
+    passwords = {"alice": "apple1", "bob": "banana2", "carol": "carolpw1"}
+    for who, move in moves:
+        running.mail(f"{who}@example.org", f"race3 move {number} {who} {passwords[who]} {move}")
+
+
+def test_three_player_ratings_by_mail(trio: Running) -> None:
+    trio.mail("alice@example.org", "race3 challenge alice bob carol")
+    race(trio, 101, [("alice", "3"), ("bob", "3"), ("carol", "1"), ("alice", "3")])
+    assert rating_table(trio, "race3") == {"alice": (2000, 1), "bob": (1200, 1), "carol": (1200, 1)}
+    trio.mail("alice@example.org", "race3 challenge alice bob carol")
+    race(trio, 102, [("alice", "3"), ("bob", "3"), ("carol", "1"), ("alice", "1"), ("bob", "2")])
+    assert rating_table(trio, "race3") == {"alice": (1400, 2), "bob": (1600, 2), "carol": (1200, 2)}
+
+
+def test_three_player_forfeit_plays_on_without_the_seat(trio: Running) -> None:
+    trio.mail("alice@example.org", "race3 challenge alice bob carol --nagtime=2 --forfeittime=4")
+    race(trio, 101, [("alice", "1"), ("bob", "1"), ("carol", "1"), ("alice", "1")])
+    with trio.db.transaction() as s:
+        start = s.scalars(select(Board.turn_since).where(Board.game == "race3")).one()
+
+    def remind(days: float) -> tuple[str, list[Any]]:
+        before = len(trio.sink.messages)
+        result = CliRunner().invoke(main, ["--database-url", trio.server.settings.database_url, "--address",
+                                           ADDRESS, "remind", "--now", (start + timedelta(days=days)).isoformat()])
+        assert result.exit_code == 0, result.output
+        trio.quiesce()
+        return result.output, trio.sink.messages[before:]
+
+    out, mails = remind(4.5)  # bob, to move, forfeits; alice and carol play on
+    assert "forfeited 1" in out
+    assert sorted(m.rcpt_tos[0] for m in mails) == ["alice@example.org", "bob@example.org", "carol@example.org"]
+    assert {m.subject for m in mails} == {"Race to Ten Board 101 carol"}
+    assert "bob forfeits (no move for 4 days)." in mails[0].text
+    with trio.db.transaction() as s:
+        b = s.scalars(select(Board).where(Board.game == "race3")).one()
+        assert b.status == "active" and b.to_move == 2 and b.state["out"] == [1]
+        # carol's clock starts at the moment the run stood for, not at the wall clock.
+        assert b.turn_since == start + timedelta(days=4.5)
+    assert remind(4.5)[1] == []  # idempotent
+    # carol stalls too: alice is the last one left and wins; everyone is rated.
+    out, mails = remind(4.5 + 4.1)
+    assert "forfeited 1" in out and {m.subject for m in mails} == {"Race to Ten Board 101 Finished"}
+    table = rating_table(trio, "race3")
+    assert table == {"alice": (2000, 1), "bob": (1200, 1), "carol": (1200, 1)}
