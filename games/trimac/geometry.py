@@ -274,6 +274,35 @@ LINES = tuple(
 SENSITIVE = tuple(_sensitive(g) if IN_FORTRESS[g] else frozenset() for g in range(NPOINTS))
 
 
+def _through(g: int) -> dict[int, tuple]:
+    """For a General on g: per point, what a move from or to it can uncover.
+
+    ``(rays through the point, knights using it as leg, banners using it as
+    a leg)`` -- the only attacks a move of another own piece can open when
+    the General was not in check before, so the legality test looks at
+    these instead of scanning everything.
+    """
+    table: dict[int, tuple[list, list, list]] = {}
+
+    def entry(q: int) -> tuple[list, list, list]:
+        return table.setdefault(q, ([], [], []))
+
+    for d, ray in RAYS[g]:
+        for q in ray:
+            if (d, ray) not in entry(q)[0]:
+                entry(q)[0].append((d, ray))
+    for src, leg in KNIGHT_FROM[g]:
+        entry(leg)[1].append(src)
+    for src, l1, l2 in BANNER_FROM[g]:
+        entry(l1)[2].append((src, l1, l2))
+        entry(l2)[2].append((src, l1, l2))
+    return {q: (tuple(a), tuple(b), tuple(c)) for q, (a, b, c) in table.items()}
+
+
+#: THROUGH[g][point] for fortress points g (see ``_through``).
+THROUGH = tuple(_through(g) if IN_FORTRESS[g] else {} for g in range(NPOINTS))
+
+
 # -- joins and the plane embedding (spec §2.4, §2.9) --------------------------
 def joins() -> list[tuple[int, int]]:
     """The 18 joined pairs across the river: 6 per arm, apexes once per arm."""

@@ -25,6 +25,7 @@ from games.trimac.geometry import (
     PAWN_FROM,
     RAYS,
     SENSITIVE,
+    THROUGH,
     N,
 )
 
@@ -177,24 +178,72 @@ def in_check(board: bytes | bytearray, seat: int) -> bool:
     return g >= 0 and bool(checkers(board, seat, g, first=True))
 
 
+def _ray_attacks(board: bytes | bytearray, me: int, d: int, ray: tuple[int, ...]) -> bool:
+    """Does an enemy Rook, Cannon or (north line) General hit along this ray?"""
+    screen = False
+    for q in ray:
+        t = board[q]
+        if not t:
+            continue
+        if not screen:
+            if t >> 3 != me and (t & 7 == R or (t & 7 == K and d == N)):
+                return True
+            screen = True
+        else:
+            return t >> 3 != me and t & 7 == C
+    return False
+
+
+def _uncovers(board: bytes | bytearray, me: int, through: dict, p: int, q: int) -> bool:
+    """After a non-General move p->q (General on g not in check before):
+    does it open a check?  Only lines through p or q and legs on p matter."""
+    hit = through.get(p)
+    if hit is not None:
+        rays, knights, banners = hit
+        for d, ray in rays:
+            if _ray_attacks(board, me, d, ray):
+                return True
+        for src in knights:
+            t = board[src]
+            if t & 7 == H and t and t >> 3 != me:
+                return True
+        for src, l1, l2 in banners:
+            t = board[src]
+            if t & 7 == F and t >> 3 != me and not board[l1] and not board[l2]:
+                return True
+    hit = through.get(q)
+    if hit is not None:
+        for d, ray in hit[0]:
+            if _ray_attacks(board, me, d, ray):
+                return True
+    return False
+
+
 def _legal_from(board: bytes, seat: int, g: int, checked: bool) -> Iterator[tuple[int, int]]:
     """Legal (from, to) pairs of ``seat`` in board order."""
     me = seat + 1
     sensitive = SENSITIVE[g]
     lines = LINES[g]
+    through = THROUGH[g]
     work = bytearray(board)
     for p in range(NPOINTS):
         c = board[p]
         if not c or c >> 3 != me:
             continue
+        king = c & 7 == K
         for q in sorted(targets(board, p)):
-            if not checked and c & 7 != K and p not in sensitive and q not in lines:
+            if not checked and not king and p not in sensitive and q not in lines:
                 yield p, q
                 continue
             captured = work[q]
             work[q] = c
             work[p] = 0
-            bad = checkers(work, seat, q if c & 7 == K else g, first=True)
+            if king:
+                bad = bool(checkers(work, seat, q, first=True))
+            elif checked:
+                bad = bool(checkers(work, seat, g, first=True))
+            else:
+                bad = _uncovers(work, me, through, p, q)
             work[p] = c
             work[q] = captured
             if not bad:

@@ -202,3 +202,32 @@ def test_mirror_symmetry() -> None:
             _mirror_square(m[:3]) + m[3] + _mirror_square(m[4:]) for m in GAME.legal_moves(state)
         )
         assert want == sorted(GAME.legal_moves(mirrored))
+
+
+def _brute_force_legal(board: bytes, seat: int) -> set[tuple[int, int]]:
+    """Every pseudo-legal move, each tested with a full check scan (no shortcuts)."""
+    from games.trimac.moves import K, checkers, targets
+
+    out = set()
+    for p, c in enumerate(board):
+        if not c or (c >> 3) - 1 != seat:
+            continue
+        for q in targets(board, p):
+            work = bytearray(board)
+            work[q], work[p] = c, 0
+            g = work.find((seat + 1) * 8 + K)
+            if not checkers(work, seat, g):
+                out.add((p, q))
+    return out
+
+
+def test_legality_shortcuts_match_brute_force() -> None:
+    from games.trimac.moves import legal_pairs
+
+    for state in _positions(300, 4):
+        if GAME.to_move(state) is None:
+            continue
+        assert set(legal_pairs(state.board, state.to)) == _brute_force_legal(state.board, state.to)
+    for state in _positions(200, 9):
+        for seat in state.alive:  # also the players not to move (their Generals may be in check)
+            assert set(legal_pairs(state.board, seat)) == _brute_force_legal(state.board, seat)
