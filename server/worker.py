@@ -22,7 +22,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 import games
-from server.commands import CommandError, Context, Request, Result, dispatch, masked_line
+from server.commands import CommandError, Context, Request, Result, describe, dispatch, masked_line
 from server.config import Settings
 from server.database import Database
 from server.model import Inbound, utcnow
@@ -40,6 +40,20 @@ class StepResult:
     text: str
     subject: str
     references: list[str]
+
+
+def error_subject(words: list[str], exc: Exception) -> str:
+    """``TITLE Board N Error`` whenever the line names a game and a board, however it failed."""
+    _, prefix, game = describe(words)
+    title = getattr(exc, "title", None) or (game.title if game else None)
+    board = getattr(exc, "board", None)
+    number = board.number if board is not None else None
+    if number is None and game is not None and len(words) > prefix:
+        head = words[prefix].split("#")[0]
+        number = int(head) if head.isdigit() and len(head) < 10 else None
+    if title and number is not None:
+        return f"{title} Board {number} Error"
+    return f"{title} Error" if title else "pbmserv Error"
 
 
 def worker_name() -> str:
@@ -187,14 +201,7 @@ class Worker:
                 result = dispatch(ctx, words)
                 sender_copy = self._queue_mails(session, parsed, result)
         except (CommandError, games.GameError) as exc:
-            title = getattr(exc, "title", None)
-            board = getattr(exc, "board", None)
-            if board is not None and title:
-                subject = f"{title} Board {board.number} Error"
-            elif title:
-                subject = f"{title} Error"
-            else:
-                subject = "pbmserv Error"
+            subject = error_subject(words, exc)
             return shown, StepResult(False, str(exc), subject, []), self._error_mail(parsed, shown, str(exc), subject)
         outcome = StepResult(True, result.text, result.subject, result.references)
         if sender_copy:

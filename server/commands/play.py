@@ -31,6 +31,35 @@ def split_moveno(text: str) -> tuple[str, int | None]:
     return text.rstrip("#+").strip() or text, None
 
 
+def join_quoted(tokens: list[str]) -> list[str]:
+    """Rejoin ``-position="a b c"`` that the word split cut apart (quotes removed).
+
+    Position strings have spaces; the mail language splits on white space.
+    """
+    out: list[str] = []
+    open_quote: str | None = None
+    for token in tokens:
+        if open_quote is not None:
+            out[-1] += " " + token
+            if token.endswith(open_quote):
+                out[-1] = out[-1][:-1]
+                open_quote = None
+            continue
+        name, eq, value = token.partition("=")
+        if token.startswith("-") and eq and value[:1] in ("'", '"'):
+            quote = value[0]
+            if len(value) > 1 and value.endswith(quote):
+                out.append(f"{name}={value[1:-1]}")
+            else:
+                out.append(f"{name}={value[1:]}")
+                open_quote = quote
+            continue
+        out.append(token)
+    if open_quote is not None:
+        raise CommandError(f"An option value opened with {open_quote} is never closed")
+    return out
+
+
 def parse_days(value: str, what: str) -> float:
     try:
         days = float(value)
@@ -57,6 +86,7 @@ class Challenge(GameCommand):
     description = "Start a board at once; USER1 moves first. The body is the first comment."
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        args = join_quoted(args)
         names = [a for a in args if not a.startswith("-")]
         server_opts = [a for a in args if a.startswith("--")]
         game_opts = [a for a in args if a.startswith("-") and not a.startswith("--")]

@@ -166,3 +166,12 @@ def test_mail_from_our_own_address_is_not_answered(players: Running) -> None:
     send(players.port, msg, sender=ADDRESS, to=ADDRESS)
     players.quiesce()
     assert players.sink.messages == []
+
+
+def test_error_subject_names_the_board_whatever_failed(game: Running) -> None:
+    out = game.mail("alice@example.org", "tictactoe move 101 alice wrongpw a1")
+    assert out[0].subject == "Tic-Tac-Toe Board 101 Error"
+    out = game.mail("alice@example.org", "tictactoe show 77")
+    assert out[0].subject == "Tic-Tac-Toe Board 77 Error" and "There is no Tic-Tac-Toe Board 77" in out[0].text
+    out = game.mail("alice@example.org", 'tictactoe challenge alice bob -x="open')
+    assert out[0].subject == "Tic-Tac-Toe Error" and "never closed" in out[0].text

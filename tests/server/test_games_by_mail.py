@@ -98,3 +98,21 @@ def test_game_by_mail_to_the_end(running: Running, game: games.Game) -> None:
     assert "Game over" in finals[0].text
     results = [m for m in running.sink.messages if m.subject in ("pbmserv results", "pbmserv Error")]
     assert all("refused" not in m.text.split("\n")[0] or "0 refused" in m.text.split("\n")[0] for m in results)
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if g.has_position], ids=lambda g: g.name)
+def test_challenge_from_a_quoted_position_string(running: Running, game: games.Game) -> None:
+    """Position strings have spaces: -position="..." keeps them together through the mail split."""
+    start = game.start(game.parse_options([]), game.players)
+    played = game.play(start, 0, sorted(game.legal_moves(start))[0])
+    text = game.position(played)
+    seats = PEOPLE[: game.players]
+    for user, pw in seats:
+        running.mail(f"{user}@example.org", f"signup {user} {pw}")
+    names = [u for u, _ in seats]
+    out = running.mail("alice@example.org", f'{game.name} challenge {names[0]} -position="{text}" {" ".join(names[1:])}')
+    assert all(m.subject.startswith(f"New {game.title} Board 101") for m in out), [m.text[:300] for m in out]
+    with running.db.transaction() as s:
+        board = s.scalars(select(Board).where(Board.game == game.name)).one()
+    assert game.position(game.load(board.state)) == text
+    assert board.to_move == game.to_move(played)
