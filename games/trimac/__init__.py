@@ -182,7 +182,8 @@ class TriMac(Game):
             "quiet": state.quiet,
             "passes": state.passes,
             "seen": list(state.seen),
-            "history": [[s, t] for s, t in state.history],
+            # "seat:text" strings: compact to store and quick to encode
+            "history": [f"{s}:{t}" for s, t in state.history],
             "game": state.game_no,
             "result": None
             if state.result is None
@@ -207,7 +208,7 @@ class TriMac(Game):
                 quiet=int(data["quiet"]),
                 passes=int(data["passes"]),
                 seen=tuple(str(v) for v in data["seen"]),
-                history=tuple((int(s), str(t)) for s, t in data["history"]),
+                history=tuple(_history_entry(h) for h in data["history"]),
                 result=None
                 if res is None
                 else (tuple(res["winners"]), tuple(res["losers"]), str(res["reason"])),
@@ -215,6 +216,11 @@ class TriMac(Game):
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise IllegalMove(f"stored TriMac state is damaged: {exc}") from exc
+
+
+def _history_entry(text: str) -> tuple[int, str]:
+    seat, _, move = str(text).partition(":")
+    return int(seat), move
 
 
 def _board_of(position: str) -> bytes:

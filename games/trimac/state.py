@@ -66,6 +66,7 @@ class State:
     result: tuple[tuple[int, ...], tuple[int, ...], str] | None = None
     game_no: int = 1
     _legal: list[str] | None = field(default=None, compare=False, repr=False)
+    _legal_set: frozenset[str] | None = field(default=None, compare=False, repr=False)
 
     @property
     def alive(self) -> list[int]:
@@ -78,7 +79,12 @@ class State:
         if self._legal is None:
             moves = [move_text(self.board, p, q) for p, q in legal_pairs(self.board, self.to)]
             object.__setattr__(self, "_legal", moves)
+            object.__setattr__(self, "_legal_set", frozenset(moves))
         return list(self._legal)
+
+    def known_legal(self, move: str) -> bool:
+        """True when the cached legal list (if computed) holds ``move``."""
+        return self._legal_set is not None and move in self._legal_set
 
 
 def next_alive(status: tuple[int, ...] | list[int], seat: int) -> int:
@@ -288,7 +294,7 @@ def apply_move(s: State, seat: int, text: str) -> State:
     d.board[q] = c
     d.board[p] = 0
     g = q if c & 7 == K else general_point(board, seat)
-    if checkers(d.board, seat, g, first=True):
+    if not s.known_legal(move_text(board, p, q)) and checkers(d.board, seat, g, first=True):
         who = checkers(d.board, seat, g)
         face = facing(d.board, seat, g)
         if face is not None:
