@@ -171,7 +171,8 @@ class TriDChess(Game):
             status = f"Game over: {out.reason}."
         if out is not None and out.reason == "checkmate":
             check = "mate"
-        title = f"Tri-Dimensional Chess   move {move_no}"
+        doing = f"{side} to move" if out is None else "game over"
+        title = f"Tri-Dimensional Chess   move {move_no}   {doing}   [rules: Loidl]"
         if compact:
             title = f"Tri-D Chess  move {move_no}"
         return render_board(state, title, status, last, check, compact)
