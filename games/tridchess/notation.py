@@ -304,17 +304,14 @@ def parse_position(text: str) -> State:
     castling = 0
     if cfield != "-":
         for ch in cfield:
-            if ch not in CASTLE_BITS or castling & CASTLE_BITS[ch]:
+            if ch not in CASTLE_BITS or cfield.count(ch) > 1:
                 raise NotationError(f"castling field must be a subset of KQkq or -, not {cfield!r}")
-            castling |= CASTLE_BITS[ch]
             black = int(ch.islower())
             colour = BLACK if black else 0
             rook = HOME_ROOK_K[black] if ch.upper() == "K" else HOME_ROOK_Q[black]
-            if board.get(HOME_KING[black]) != KING | colour or board.get(rook) != ROOK | colour:
-                raise NotationError(
-                    f"castling right {ch} needs the king on {SQ_NAME[HOME_KING[black]]} "
-                    f"and a rook on {SQ_NAME[rook]}"
-                )
+            # like python-chess, a right whose king or rook is not at home is dropped
+            if board.get(HOME_KING[black]) == KING | colour and board.get(rook) == ROOK | colour:
+                castling |= CASTLE_BITS[ch]
     ep = -1
     if epfield != "-":
         ep = parse_square(epfield)

@@ -70,7 +70,7 @@ def test_position_accepts_any_letter_case_in_squares() -> None:
         (f"{ST} Kb1W,kc8B,Pb8B* w - - 0 10", "already have promoted"),
         (f"{ST} Kb1W,kc8B,Nb2W* w - - 0 10", "only a pawn"),
         (f"{ST} Kb1W,kc8B,Pb2W,Pb2W w - - 0 10", "two pieces on b2W"),
-        (f"{ST} Kb1W,kc8B w KQ - 0 10", "castling right K"),
+        (f"{ST} Kb1W,kc8B w KK - 0 10", "subset of KQkq"),
         (f"{ST} Kb1W,kc8B w X - 0 10", "subset of KQkq"),
         (f"{ST} Kb1W,kc8B x - - 0 10", "w or b"),
         (f"{ST} Kb1W,kc8B w - c6B 0 10", "en-passant"),
@@ -84,6 +84,11 @@ def test_bad_position_strings(text: str, fragment: str) -> None:
     with pytest.raises(OptionError) as exc:
         GAME.parse_options([f"-position={text}"])
     assert fragment.lower() in str(exc.value).lower()
+
+
+def test_castling_rights_without_king_and_rook_at_home_are_dropped() -> None:
+    s = pos(f"{ST} Kb1W,Rz0QL1,kd9KL6,re9KL6 w KQkq - 0 10")
+    assert GAME.position(s).split()[3] == "k"  # only Black's king side is possible
 
 
 def test_options() -> None:
