@@ -286,15 +286,16 @@ def apply_move(s: State, seat: int, text: str) -> State:
         raise IllegalMove(
             f"{NAMES[q]} holds the {SEAT_NAMES[owner_of(t)]} General: Generals are never captured, they are checkmated"
         )
-    if q not in targets(board, p):
-        raise IllegalMove(_why_not(board, p, q))
     if written_x and not t:
         raise IllegalMove(f"there is nothing to capture on {NAMES[q]}: write {NAMES[p]}-{NAMES[q]}")
+    known = s.known_legal(move_text(board, p, q))
+    if not known and q not in targets(board, p):
+        raise IllegalMove(_why_not(board, p, q))
     d = _Draft(s)
     d.board[q] = c
     d.board[p] = 0
     g = q if c & 7 == K else general_point(board, seat)
-    if not s.known_legal(move_text(board, p, q)) and checkers(d.board, seat, g, first=True):
+    if not known and checkers(d.board, seat, g, first=True):
         who = checkers(d.board, seat, g)
         face = facing(d.board, seat, g)
         if face is not None:
