@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import and_, delete, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 import games
 from server import boards
@@ -103,10 +103,11 @@ class Summary:
     listing: list[str] = field(default_factory=list)
 
     def line(self) -> str:
-        head = "dry run, nothing sent: " if self.dry_run else ""
-        verb = "would be " if self.dry_run else ""
-        return (f"{head}checked {self.checked} boards: {verb}reminded {self.reminded}, {verb}forfeited "
-                f"{self.forfeited}, skipped {self.skipped} (vacation); {self.mails} mails queued")
+        if self.dry_run:
+            return (f"dry run, nothing sent: checked {self.checked} boards: would be reminded {self.reminded}, "
+                    f"would be forfeited {self.forfeited}, skipped {self.skipped} (vacation)")
+        return (f"checked {self.checked} boards: reminded {self.reminded}, forfeited {self.forfeited}, "
+                f"skipped {self.skipped} (vacation); {self.mails} mails queued")
 
 
 def count_active(session: Session) -> int:
@@ -228,7 +229,11 @@ class Reminders:
                 sending(len(group))
 
     def locked_boards(self, session: Session, ids: list[int]) -> list[Board]:
-        return list(session.scalars(select(Board).where(Board.id.in_(ids)).order_by(Board.id).with_for_update()))
+        # Seats, their users and addresses come in three queries for the
+        # whole batch rather than one lazy load per reminder.
+        loads = selectinload(Board.seats).joinedload(Seat.user).selectinload(User.addresses)
+        return list(session.scalars(select(Board).where(Board.id.in_(ids)).order_by(Board.id)
+                                    .options(loads).with_for_update(of=Board)))
 
     def current(self, board: Board) -> tuple[str, int, User | None]:
         """What the board needs now, decided again from its locked, stored row."""
@@ -240,13 +245,20 @@ class Reminders:
         kind, period = decide(waited_days(self.now, board.turn_since), board.nagtime, board.forfeittime)
         return kind, period, user
 
-    def claim_reminder(self, session: Session, board: Board, period: int, user: User) -> bool:
-        """Record reminder ``period`` of this turn; False if it was sent already."""
-        if period <= board.reminders_sent:
-            return False
-        exists = session.scalar(select(Reminder.id).where(
-            Reminder.board_id == board.id, Reminder.ply == board.ply, Reminder.period == period))
-        if exists is not None:
+    def sent_already(self, session: Session, ids: list[int]) -> set[tuple[int, int, int]]:
+        """(board, ply, period) of the reminders recorded for these boards, in one query."""
+        rows = session.execute(select(Reminder.board_id, Reminder.ply, Reminder.period)
+                               .where(Reminder.board_id.in_(ids)))
+        return {(b, p, n) for b, p, n in rows}
+
+    def claim_reminder(self, session: Session, board: Board, period: int, user: User,
+                       sent: set[tuple[int, int, int]]) -> bool:
+        """Record reminder ``period`` of this turn; False if it was sent already.
+
+        ``sent`` was read under the boards' locks; the unique key still
+        guards a run that bypassed them (the whole batch is then retried).
+        """
+        if period <= board.reminders_sent or (board.id, board.ply, period) in sent:
             return False
         session.add(Reminder(board_id=board.id, ply=board.ply, period=period, user_id=user.id, sent_at=self.now))
         board.reminders_sent = period
@@ -254,7 +266,10 @@ class Reminders:
 
     def apply_batch(self, session: Session, batch: list[Due]) -> tuple[int, int, int]:
         reminded = forfeited = mails = 0
-        for board in self.locked_boards(session, [d.board_id for d in batch]):
+        ids = [d.board_id for d in batch]
+        locked = self.locked_boards(session, ids)
+        sent = self.sent_already(session, ids)
+        for board in locked:
             kind, period, user = self.current(board)
             if not kind or user is None:
                 continue
@@ -269,20 +284,27 @@ class Reminders:
                     queue(session, self.settings, mail)
                     mails += 1
                 forfeited += 1
-            elif not user.digest and self.claim_reminder(session, board, period, user):
-                queue(session, self.settings, self.reminder_mail(session, board, game, user, period))
-                reminded += 1
-                mails += 1
+            elif not user.digest:
+                # Reading the moves for the reminder need not flush the
+                # mails queued so far: they go in together at commit.
+                with session.no_autoflush:
+                    if self.claim_reminder(session, board, period, user, sent):
+                        queue(session, self.settings, self.reminder_mail(session, board, game, user, period))
+                        reminded += 1
+                        mails += 1
         return reminded, forfeited, mails
 
     def apply_digest(self, session: Session, user_id: int, group: list[Due]) -> int:
         entries = []
         user = None
-        for board in self.locked_boards(session, [d.board_id for d in group]):
+        ids = [d.board_id for d in group]
+        locked = self.locked_boards(session, ids)
+        sent = self.sent_already(session, ids)
+        for board in locked:
             kind, period, mover = self.current(board)
             if kind != "remind" or mover is None or mover.id != user_id:
                 continue  # a forfeit is the single pass's business; a move meanwhile ends it
-            if self.claim_reminder(session, board, period, mover):
+            if self.claim_reminder(session, board, period, mover, sent):
                 user = mover
                 entries.append((board, period))
         if user is None or not entries:

@@ -12,7 +12,6 @@ from sqlalchemy import delete, select
 
 from games import Game
 from server import accounts, boards
-from server.accounts import addresses_of
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GameCommand, game_verb, general
 from server.model import Board, Subscription, User
@@ -83,7 +82,7 @@ class Chat(GameCommand):
         root = board_root(ctx.settings, game.name, board.number)
         subject = f"{game.title} Board {board.number} chat from {user.userid}"
         body = quoted(user.userid, text)
-        mails = [Mail(to=addresses_of(u), subject=subject, body=body, references=[root], users=[u.userid])
+        mails = [Mail(to=accounts.addresses_of(u), subject=subject, body=body, references=[root], users=[u.userid])
                  for u in audience if u.active and u.addresses]
         names = ", ".join(u.userid for u in audience if u.id != user.id) or "nobody else"
         return Result(f"Your chat on {game.title} Board {board.number} went to: {names}.\n\n{body}",
@@ -157,6 +156,6 @@ class Message(Command):
         text = require_body(ctx, "message")
         body = quoted(sender.userid, text) + f"\nTo answer: message YOURID PASSWORD {sender.userid}\n"
         subject = f"pbmserv message from {sender.userid}"
-        mails = [Mail(to=addresses_of(u), subject=subject, body=body, users=[u.userid]) for u in to if u.addresses]
+        mails = [Mail(to=accounts.addresses_of(u), subject=subject, body=body, users=[u.userid]) for u in to if u.addresses]
         return Result(f"Your message went to: {', '.join(u.userid for u in to)}.", subject="pbmserv: message sent",
                       mails=mails)

@@ -13,7 +13,6 @@ from server import boards
 from server.commands.base import CommandError, Context, Result
 from server.commands.play import played
 from server.model import Board, Move, User
-from server.timers import forget_reminders
 
 KINDS = {"propose": "a draw", "undo": "taking back the last move"}
 
@@ -69,5 +68,7 @@ def take_back(ctx: Context, board: Board, game: Game):  # type: ignore[no-untype
     pending.pop("submit", None)  # it was checked against the position now taken back
     board.pending = pending
     # This ply's turn begins again: its reminders start over (timers keys them by ply).
+    from server.timers import forget_reminders
+
     forget_reminders(ctx.session, board)
     return state
