@@ -213,3 +213,37 @@ def test_cells_distinct_and_spaced() -> None:
     for cols in rows.values():
         cols.sort()
         assert all(b - a >= 4 for a, b in zip(cols, cols[1:], strict=False))
+
+
+SETUP_SPEC = {  # spec §3, the same local points for every army
+    "K": "f1",
+    "A": "e1 g1 f4",
+    "E": "d1 h1 f7",
+    "H": "b1 j1 f8",
+    "R": "a1 k1 f5",
+    "C": "c1 i1 f3",
+    "F": "c3 i3 f6",
+    "P": "a3 b4 c5 e7 g7 i5 j4 k3",
+}
+
+
+def test_d7_start_array() -> None:
+    from games.trimac import GAME
+
+    state = GAME.start(GAME.parse_options([]), 3)
+    tokens = {t for t in GAME.position(state).split() if "@" in t}
+    expected = {
+        f"{c}{kind}@{lat}{sq}"
+        for c, lat in zip("rbg", "RBG", strict=True)
+        for kind, squares in SETUP_SPEC.items()
+        for sq in squares.split()
+    }
+    assert tokens == expected
+    assert len(expected) == 81  # 27 pieces per army (F2)
+    # the General and Guards start inside the fortress
+    for c, lat in zip("rbg", "RBG", strict=True):
+        fort = {NAMES[p] for p in g.FORTRESS["RBG".index(lat)]}
+        assert {f"{lat}{sq}" for sq in ("f1", "e1", "g1", "f4")} <= fort
+        assert {t for t in tokens if t[0] == c and t[1] == "P"} == {
+            f"{c}P@{lat}{sq}" for sq in SETUP_SPEC["P"].split()
+        }
