@@ -186,3 +186,31 @@ def test_digest_groups_boards_into_one_mail(players: Running) -> None:
 def test_bad_now_is_refused(sqlite_url: str) -> None:
     result = CliRunner().invoke(main, ["--database-url", sqlite_url, "remind", "--now", "next tuesday"])
     assert result.exit_code == 2 and "is not a timestamp" in result.output
+
+
+def test_two_runs_at_once_send_each_reminder_once(players: Running) -> None:
+    """Two cron runs overlapping (say a slow run and the next): the board locks and the
+    unique (board, ply, period) key leave exactly one reminder per board."""
+    import threading
+
+    from server.timers import Reminders
+
+    for _ in range(4):
+        players.mail("alice@example.org", "tictactoe challenge alice bob")
+    moment = days(turn_since(players, 104), 7.5)
+    summaries = []
+
+    def run() -> None:
+        summaries.append(Reminders(players.db, players.server.settings, moment).run())
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    players.quiesce()
+    assert sum(s.reminded for s in summaries) == 4
+    mails = [m for m in players.sink.messages if m.subject.endswith("Reminder")]
+    assert sorted(m.subject for m in mails) == [f"Tic-Tac-Toe Board {n} Reminder" for n in (101, 102, 103, 104)]
+    with players.db.transaction() as s:
+        assert s.scalar(select(func.count()).select_from(Reminder)) == 4
