@@ -410,8 +410,11 @@ def remind(app: App, now_text: str | None, dry_run: bool) -> None:
         with click.progressbar(length=total, label="checking boards ") as bar:
             checked, due = run.plan(progress=bar.update)
         acting = sum(1 for d in due if d.kind != "skip")
-        with click.progressbar(length=acting, label="acting on boards") as bar:
-            summary = run.execute(checked, due, dry_run=dry_run, sending=bar.update)
+        if dry_run or not acting:
+            summary = run.execute(checked, due, dry_run=dry_run)
+        else:
+            with click.progressbar(length=acting, label="acting on boards") as bar:
+                summary = run.execute(checked, due, sending=bar.update)
     for line in summary.listing:
         click.echo(line)
     click.echo(summary.line())

@@ -245,6 +245,14 @@ class Reminders:
         kind, period = decide(waited_days(self.now, board.turn_since), board.nagtime, board.forfeittime)
         return kind, period, user
 
+    def installed(self, board: Board) -> bool:
+        try:
+            boards.plugin_for(board.game)
+        except CommandError:
+            log.warning("board %s %d: game not installed; not reminded or forfeited", board.game, board.number)
+            return False
+        return True
+
     def sent_already(self, session: Session, ids: list[int]) -> set[tuple[int, int, int]]:
         """(board, ply, period) of the reminders recorded for these boards, in one query."""
         rows = session.execute(select(Reminder.board_id, Reminder.ply, Reminder.period)
@@ -273,11 +281,9 @@ class Reminders:
             kind, period, user = self.current(board)
             if not kind or user is None:
                 continue
-            try:
-                game = boards.plugin_for(board.game)
-            except CommandError:
-                log.warning("board %s %d: game not installed; not reminded", board.game, board.number)
+            if not self.installed(board):
                 continue
+            game = boards.plugin_for(board.game)
             if kind == "forfeit":
                 for mail in self.forfeit(session, board, game, user):
                     mail.auto_submitted = "auto-generated"
@@ -304,6 +310,8 @@ class Reminders:
             kind, period, mover = self.current(board)
             if kind != "remind" or mover is None or mover.id != user_id:
                 continue  # a forfeit is the single pass's business; a move meanwhile ends it
+            if not self.installed(board):
+                continue
             if self.claim_reminder(session, board, period, mover, sent):
                 user = mover
                 entries.append((board, period))
