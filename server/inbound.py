@@ -40,4 +40,4 @@ def store(db: Database, raw: bytes, mail_from: str, rcpt_to: list[str], rate_lim
         session.flush()
         return row.id
 
-    return db.run(work)
+    return db.run(work, durable=True)
