@@ -363,25 +363,46 @@ def inbound_retry(app: App, ids: tuple[int, ...]) -> None:
 @pass_app
 def status(app: App) -> None:
     """Queue depths, active boards per game and the last error."""
+    now = utcnow()
+
+    def age(when) -> str:  # type: ignore[no-untyped-def]
+        seconds = max(0, int((now - when).total_seconds()))
+        if seconds < 120:
+            return f"{seconds} s"
+        return f"{seconds // 60} min" if seconds < 7200 else f"{seconds // 3600} h"
+
     with app.db.transaction() as session:
         def count(model, *where):  # type: ignore[no-untyped-def]
             return session.scalar(select(func.count()).select_from(model).where(*where))
 
-        click.echo(f"inbound pending:   {count(Inbound, Inbound.status == 'new')}")
+        def oldest(column, *where) -> str:  # type: ignore[no-untyped-def]
+            when = session.scalar(select(func.min(column)).where(*where))
+            return f" (oldest {age(when)})" if when is not None else ""
+
+        pending_in = (Inbound.status == "new",)
+        pending_out = (Outbox.status == "pending",)
+        click.echo(f"inbound pending:   {count(Inbound, *pending_in)}{oldest(Inbound.received_at, *pending_in)}")
         click.echo(f"inbound set aside: {count(Inbound, Inbound.status == 'shunted')}")
-        click.echo(f"outbox pending:    {count(Outbox, Outbox.status == 'pending')}")
+        click.echo(f"outbox pending:    {count(Outbox, *pending_out)}{oldest(Outbox.created_at, *pending_out)}")
         click.echo(f"outbox failed:     {count(Outbox, Outbox.status == 'failed')}")
-        rows = session.execute(select(Board.game, func.count()).where(Board.status == "active").group_by(Board.game))
+        rows = session.execute(select(Board.game, func.count()).where(Board.status == "active")
+                               .group_by(Board.game).order_by(Board.game)).all()
+        click.echo(f"active boards:     {sum(n for _, n in rows)}")
         for name, n in rows:
-            click.echo(f"active boards {name:<14} {n}")
+            click.echo(f"  {name:<16} {n}")
         last_in = session.scalars(select(Inbound).where(Inbound.error.is_not(None), Inbound.status.in_(["new", "shunted"]))
                                   .order_by(Inbound.id.desc()).limit(1)).first()
         last_out = session.scalars(select(Outbox).where(Outbox.last_error.is_not(None), Outbox.status != "sent")
                                    .order_by(Outbox.id.desc()).limit(1)).first()
         if last_in is not None:
-            click.echo(f"last inbound error (#{last_in.id}): {(last_in.error or '').strip().splitlines()[-1][:100]}")
+            lines = (last_in.error or "").strip().splitlines() or [""]
+            click.echo(f"last inbound error (#{last_in.id}, {last_in.status}, received {age(last_in.received_at)} ago): "
+                       f"{lines[-1][:100]}")
         if last_out is not None:
-            click.echo(f"last delivery error (#{last_out.id}): {(last_out.last_error or '')[:100]}")
+            click.echo(f"last delivery error (#{last_out.id}, {last_out.status}, tries {last_out.tries}): "
+                       f"{(last_out.last_error or '')[:100]}")
+        if last_in is None and last_out is None:
+            click.echo("last error:        none")
 
 
 @main.command()
