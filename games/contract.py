@@ -96,7 +96,13 @@ class Game:
 
     # -- setting up ------------------------------------------------------
     def parse_options(self, tokens: list[str]) -> dict[str, Any]:
-        """Turn ``-name[=value]`` tokens into an options dict, or OptionError."""
+        """Turn ``-name[=value]`` tokens into an options dict, or OptionError.
+
+        A value with spaces (a position string) arrives whole when the player
+        quoted it (``-position="..."``: the server rejoins it); the plugins of
+        this project also accept ``_`` for a space, for mailers that mangle
+        quotes.
+        """
         raise NotImplementedError
 
     def start(self, options: dict[str, Any], players: int) -> Any:
