@@ -1,12 +1,13 @@
 """Votes on a board: a draw offer or a take-back, settled by every other player.
 
-All other players must accept; one reject cancels; a normal move cancels a
-pending offer (see ``play_move``).
+All other players still in the game must accept (a seat that resigned from
+a game that plays on has no vote, and loses a draw agreed after it); one
+reject cancels; a normal move cancels a pending offer (see ``play_move``).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 
 from games import Game, Outcome
 from server import boards
@@ -17,10 +18,20 @@ from server.model import Board, Move, User
 KINDS = {"propose": "a draw", "undo": "taking back the last move"}
 
 
+def resigned_seats(ctx: Context, board: Board) -> set[int]:
+    """Seats out of a game that plays on without them (their resign is a stored move)."""
+    return set(ctx.session.scalars(select(Move.seat).where(Move.board_id == board.id, Move.move == "resign")))
+
+
 def vote(ctx: Context, board: Board, game: Game, seat: int, user: User, word: str) -> Result:
     pending = dict(board.pending or {})
     current = pending.get("vote")
     state = game.load(board.state)
+    out = resigned_seats(ctx, board)
+    if seat in out:
+        raise CommandError(f"{user.userid} has resigned from {game.title} Board {board.number} and has no vote",
+                           board=board, title=game.title)
+    voters = {s.seat for s in board.seats} - out
     if word in KINDS:
         if current:
             raise CommandError(
@@ -43,14 +54,15 @@ def vote(ctx: Context, board: Board, game: Game, seat: int, user: User, word: st
     if seat in current["accepted"]:
         raise CommandError(f"You already accept {current['kind']}", board=board, title=game.title)
     current = {**current, "accepted": [*current["accepted"], seat]}
-    if len(current["accepted"]) < len(board.seats):
+    if not voters <= set(current["accepted"]):
         pending["vote"] = current
         board.pending = pending
         return played(ctx, board, game, state, f"{user.userid} accepts {current['kind']}.", user.userid, seat)
     pending.pop("vote")
     board.pending = pending
     if current["word"] == "propose":
-        boards.finish(board, Outcome(winners=(), losers=(), reason="draw by agreement"))
+        # Those still playing share the draw; a seat that resigned earlier stays lost.
+        boards.finish(board, Outcome(winners=(), losers=tuple(sorted(out)), reason="draw by agreement"))
         headline = f"{user.userid} accepts: the game is drawn by agreement."
     else:
         state = take_back(ctx, board, game)

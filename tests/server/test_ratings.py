@@ -255,3 +255,22 @@ def test_three_player_forfeit_plays_on_without_the_seat(trio: Running) -> None:
     assert "forfeited 1" in out and {m.subject for m in mails} == {"Race to Ten Board 101 Finished"}
     table = rating_table(trio, "race3")
     assert table == {"alice": (2000, 1), "bob": (1200, 1), "carol": (1200, 1)}
+
+
+def test_three_player_draw_after_a_resign(trio: Running) -> None:
+    """bob resigns and play goes on; a draw agreed by the two left is half a point each, bob lost.
+
+    Hand computation (all new): alice and carol perform at the average of
+    the others, 1600, so stay at 1600; bob performs 1600 - 400 = 1200.
+    """
+    trio.mail("alice@example.org", "race3 challenge alice bob carol")
+    race(trio, 101, [("alice", "1"), ("bob", "1"), ("carol", "1"), ("alice", "1")])
+    out = trio.mail("bob@example.org", "race3 resign 101 bob banana2")
+    assert {m.subject for m in out} == {"Race to Ten Board 101 carol"}
+    trio.mail("carol@example.org", "race3 move 101 carol carolpw1 propose")
+    out = trio.mail("bob@example.org", "race3 move 101 bob banana2 accept")
+    assert len(out) == 1 and "bob has resigned from Race to Ten Board 101 and has no vote" in out[0].text
+    out = trio.mail("alice@example.org", "race3 move 101 alice apple1 accept")
+    assert {m.subject for m in out} == {"Race to Ten Board 101 Finished"}
+    assert "Game over: a draw (draw by agreement)." in out[0].text
+    assert rating_table(trio, "race3") == {"alice": (1600, 1), "bob": (1200, 1), "carol": (1600, 1)}
