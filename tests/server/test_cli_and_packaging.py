@@ -52,27 +52,43 @@ def test_process_exits_75_when_the_database_is_unreachable(tmp_path: Path) -> No
 
 
 def test_admin_tools(db_url: str) -> None:
+    """The admin commands in-process (click's runner) on a real database; the pipe tests above use a child."""
+    from click.testing import CliRunner
+
+    from server.cli import main
+
+    runner = CliRunner()
+
+    def run(*args: str):  # type: ignore[no-untyped-def]
+        return runner.invoke(main, ["--database-url", db_url, "--address", ADDRESS, *args], catch_exceptions=False)
+
     for args in (("user", "add", "alice", "apple1", "alice@example.org"),
                  ("user", "add", "bob", "banana2", "bob@example.org")):
-        assert pbmserv(db_url, *args).returncode == 0
-    listed = pbmserv(db_url, "user", "list").stdout.decode()
+        assert run(*args).exit_code == 0
+    listed = run("user", "list").output
     assert "alice" in listed and "bob@example.org" in listed and "apple1" not in listed
-    made = pbmserv(db_url, "challenge", "tictactoe", "alice", "bob", "-swap")
-    assert made.returncode == 0, made.stderr.decode()
-    assert "The admin started Tic-Tac-Toe Board 101" in made.stdout.decode()
-    bad = pbmserv(db_url, "challenge", "tictactoe", "alice", "bob", "-sise=3")
-    assert bad.returncode != 0 and "Unknown option -sise=3" in bad.stderr.decode()
-    games_out = pbmserv(db_url, "game", "list").stdout.decode()
+    made = run("challenge", "tictactoe", "alice", "bob", "-swap")
+    assert made.exit_code == 0, made.output
+    assert "The admin started Tic-Tac-Toe Board 101" in made.output
+    bad = run("challenge", "tictactoe", "alice", "bob", "-sise=3")
+    assert bad.exit_code != 0 and "Unknown option -sise=3" in bad.output
+    games_out = run("game", "list").output
     assert "tictactoe" in games_out and "alice, bob" in games_out
-    pending = pbmserv(db_url, "outbox", "list").stdout.decode()
+    pending = run("outbox", "list").output
     assert pending.count("New Tic-Tac-Toe Board 101 alice") == 2
-    status = pbmserv(db_url, "status").stdout.decode()
+    status = run("status").output
     assert "outbox pending:    2" in status and "tictactoe" in status
+    assert run("user", "passwd", "alice", "pear44").exit_code == 0
     db = Database(db_url)
     with db.transaction() as s:
         board = s.scalars(select(Board)).one()
         assert board.options == {"swap": True}
         assert len(s.scalars(select(Outbox)).all()) == 2
+        from server.model import User
+        from server.passwords import verify_password
+
+        alice = s.scalars(select(User).where(User.userid == "alice")).one()
+        assert verify_password(alice.password_hash, "pear44")
     db.dispose()
 
 
