@@ -56,3 +56,7 @@ def sqlite_url(tmp_path) -> str:  # type: ignore[no-untyped-def]
 def db_url(request) -> str:  # type: ignore[no-untyped-def]
     """The same test on the embedded SQLite and on PostgreSQL."""
     return request.getfixturevalue(f"{request.param}_url")
+
+
+# The mail-server harness serves the games' by-mail tests too, not only tests/server.
+from tests.server.conftest import sink, sqlite_players  # noqa: E402,F401

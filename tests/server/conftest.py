@@ -80,3 +80,17 @@ def players(running: Running) -> Running:
     running.mail("bob@example.org", "signup bob banana2")
     running.sink.clear()
     return running
+
+
+@pytest.fixture
+def sqlite_players(sqlite_url: str, sink: Sink) -> Iterator[Running]:
+    """alice and bob signed up on a server over SQLite only (for the games' own by-mail tests)."""
+    server = start_server(sqlite_url, sink)
+    running = Running(server, sink)
+    try:
+        running.mail("alice@example.org", "signup alice apple1")
+        running.mail("bob@example.org", "signup bob banana2")
+        running.sink.clear()
+        yield running
+    finally:
+        server.stop()

@@ -8,31 +8,14 @@ boards, the seven-layer board in the mails, and a mate that ends the game.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
-from tests.mailtools import Sink
-from tests.server.conftest import Running, start_server
+from tests.server.conftest import Running
 
 MATE_IN_ONE = "WQ:QL1,WK:KL1,BQ:QL6,BK:KL6_Qb7B,Ra7B,Kb1W,kz9QL6_w_-_-_0_40"
 
 
-@pytest.fixture
-def mailserver(sqlite_url: str) -> Iterator[Running]:
-    sink = Sink().start()
-    server = start_server(sqlite_url, sink)
-    try:
-        yield Running(server, sink)
-    finally:
-        server.stop()
-        sink.stop()
 
-
-def test_tridchess_by_mail(mailserver: Running) -> None:
-    run = mailserver
-    run.mail("alice@example.org", "signup alice apple1")
-    run.mail("bob@example.org", "signup bob banana2")
+def test_tridchess_by_mail(sqlite_players: Running) -> None:
+    run = sqlite_players
     new = run.mail("alice@example.org", f"3DCHESS challenge alice bob -position={MATE_IN_ONE}")
     assert {m.subject for m in new} == {"New Tri-Dimensional Chess Board 101 alice"}
     board = new[0].text

@@ -6,29 +6,11 @@ server's own test harness (tests/server/conftest.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
-from tests.mailtools import Sink
-from tests.server.conftest import Running, start_server
+from tests.server.conftest import Running
 
 
-@pytest.fixture
-def server(sqlite_url: str) -> Iterator[Running]:
-    sink = Sink().start()
-    srv = start_server(sqlite_url, sink)
-    try:
-        running = Running(srv, sink)
-        running.mail("alice@example.org", "signup alice apple1")
-        running.mail("bob@example.org", "signup bob banana2")
-        yield running
-    finally:
-        srv.stop()
-        sink.stop()
-
-
-def test_weave_and_dungeon_by_mail_to_a_triumph(server: Running) -> None:
+def test_weave_and_dungeon_by_mail_to_a_triumph(sqlite_players: Running) -> None:
+    server = sqlite_players
     new = server.mail("alice@example.org", "weave challenge alice bob")
     assert new and all("Weave & Dungeon" in m.subject for m in new)
     board = new[0].text
