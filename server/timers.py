@@ -165,6 +165,7 @@ class Reminders:
         self.db = db
         self.settings = settings
         self.now = now
+        self.plugins: dict[str, games.Game | None] = {}
 
     def run(self, dry_run: bool = False) -> Summary:
         """Plan and act in one go (what cron runs, and the tests)."""
@@ -245,10 +246,17 @@ class Reminders:
         kind, period = decide(waited_days(self.now, board.turn_since), board.nagtime, board.forfeittime)
         return kind, period, user
 
+    def plugin(self, name: str) -> games.Game | None:
+        """The game's plugin, looked up once per run; None if it is not installed."""
+        if name not in self.plugins:
+            try:
+                self.plugins[name] = boards.plugin_for(name)
+            except CommandError:
+                self.plugins[name] = None
+        return self.plugins[name]
+
     def installed(self, board: Board) -> bool:
-        try:
-            boards.plugin_for(board.game)
-        except CommandError:
+        if self.plugin(board.game) is None:
             log.warning("board %s %d: game not installed; not reminded or forfeited", board.game, board.number)
             return False
         return True
@@ -281,9 +289,9 @@ class Reminders:
             kind, period, user = self.current(board)
             if not kind or user is None:
                 continue
-            if not self.installed(board):
+            game = self.plugin(board.game)
+            if game is None or not self.installed(board):
                 continue
-            game = boards.plugin_for(board.game)
             if kind == "forfeit":
                 for mail in self.forfeit(session, board, game, user):
                     mail.auto_submitted = "auto-generated"
@@ -357,7 +365,8 @@ class Reminders:
     def digest_mail(self, user: User, entries: list[tuple[Board, int]]) -> Mail:
         lines = []
         for board, _period in sorted(entries, key=lambda e: (e[0].game, e[0].number)):
-            title = boards.plugin_for(board.game).title
+            plugin = self.plugin(board.game)
+            title = plugin.title if plugin else board.game
             days = waited_days(self.now, board.turn_since)
             lines.append(f"  {title} Board {board.number}: waiting {days:.0f} days; "
                          f"forfeit {self.forfeit_when(board)}")
