@@ -83,6 +83,11 @@ def why_illegal(pos: Position, mv: ParsedMove) -> str:
             return "only a Diamond can rescue a piece, on the move that reaches the far row"
         if g.rank_of(y) != FAR_RANK[me]:
             return f"a Diamond rescues only on arriving at the far row (rank {FAR_RANK[me] + 1})"
+        if g.rank_of(x) == FAR_RANK[me]:
+            return (
+                f"the Diamond on {g.name(x)} already stands on the far row: "
+                "it can rescue only on the move that arrives there"
+            )
         if not pos.pools[me][POOL_TYPES.index(rescued)]:
             return f"you have no captured {PIECE_NAMES[rescued]} to rescue"
     temps = [tm for tm in TEMPLATES[pc][x] if tm.dest == y]

@@ -452,7 +452,9 @@ class Position:
                 elif not self.leaves_star_safe(x, dest, star_threats):
                     continue
                 moves.append((x, dest, 0))
-                if self.board[x] & 7 == DIAMOND and dest // g.SIZE == far:
+                # Rescue only on the arriving move: not for a Diamond that
+                # already stood on the far row and captures sideways (3.6).
+                if self.board[x] & 7 == DIAMOND and dest // g.SIZE == far != x // g.SIZE:
                     for t, n in zip(POOL_TYPES, self.pools[me], strict=True):
                         if n:
                             moves.append((x, dest, t))

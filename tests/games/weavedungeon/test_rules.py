@@ -373,3 +373,13 @@ def test_rescue_with_a_capture():
     after = GAME.play(st, 0, "Db8xb9=C")
     assert GAME.position(after).split()[0].startswith("1C7")
     assert GAME.position(after).split()[2] == "c"  # Black's Circle is in Black's pool now
+
+
+def test_a_diamond_already_on_the_far_row_captures_sideways_without_rescue():
+    # b9 -> a9 is a step (a9 has file a on top), so the capture stands, but the
+    # Diamond did not arrive on the far row with this move: no rescue (3.6).
+    st = state("Ki1 Db9", "Ke5 Ca9", pool="T")
+    assert {m for m in GAME.legal_moves(st) if m.startswith("Db9")} == {"Db9xa9"}
+    assert_refused(GAME, st, 0, "Db9xa9=T", "already stands on the far row")
+    st = state("Ki9 Cb1", "Ke5 Da1", side="b", pool="t")
+    assert {m for m in GAME.legal_moves(st) if m.startswith("Da1")} == {"Da1xb1"}
