@@ -29,7 +29,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 import games
 from games import Game, IllegalMove, OptionError, Outcome
@@ -274,3 +274,27 @@ def test_three_player_draw_after_a_resign(trio: Running) -> None:
     assert {m.subject for m in out} == {"Race to Ten Board 101 Finished"}
     assert "Game over: a draw (draw by agreement)." in out[0].text
     assert rating_table(trio, "race3") == {"alice": (1600, 1), "bob": (1200, 1), "carol": (1600, 1)}
+
+
+def test_ratings_share_the_transaction_of_the_games_end(players: Running) -> None:
+    """finish() rates in the caller's transaction: roll it back and neither the end nor the ratings stay."""
+    from server import boards
+
+    players.mail("alice@example.org", "tictactoe challenge alice bob")
+    play(players, 101, [("alice", "b2"), ("bob", "a1")])
+
+    class Abort(Exception):
+        pass
+
+    try:
+        with players.db.transaction() as s:
+            b = s.scalars(select(Board).where(Board.number == 101)).one()
+            boards.finish(b, Outcome(winners=(0,), losers=(1,), reason="test"))
+            s.flush()
+            assert s.scalar(select(func.count()).select_from(Rating)) == 2  # written, not yet committed
+            raise Abort
+    except Abort:
+        pass
+    with players.db.transaction() as s:
+        assert s.scalar(select(func.count()).select_from(Rating)) == 0
+        assert s.scalars(select(Board.status).where(Board.number == 101)).one() == "active"
