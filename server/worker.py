@@ -109,20 +109,24 @@ class Worker:
         except Exception:
             self._failed(inbound_id, traceback.format_exc())
 
-    def _load(self, inbound_id: int) -> tuple[bytes, str, int, str, str]:
-        def work(session: Session) -> tuple[bytes, str, int, str, str]:
+    def _load(self, inbound_id: int) -> tuple[bytes, str, int, str, str, bool]:
+        """The stored message, and whether it re-sends an earlier one (one transaction for both)."""
+
+        def work(session: Session) -> tuple[bytes, str, int, str, str, bool]:
             row = session.get(Inbound, inbound_id)
             assert row is not None
-            return row.raw, row.mail_from, row.commands_done, row.status, row.dedupe_key
+            duplicate = row.status == "new" and row.commands_done == 0 and self._is_duplicate(
+                session, inbound_id, row.dedupe_key)
+            return row.raw, row.mail_from, row.commands_done, row.status, row.dedupe_key, duplicate
 
         return self.db.run(work)
 
     def _process(self, inbound_id: int) -> None:
-        raw, mail_from, done, status, key = self._load(inbound_id)
+        raw, mail_from, done, status, key, duplicate = self._load(inbound_id)
         if status != "new":
             return
         parsed = parse_message(raw, mail_from, self.own, self.settings.max_commands)
-        if done == 0 and self._is_duplicate(inbound_id, key):
+        if duplicate:
             self._finish_quietly(inbound_id, "duplicate", f"same message as an earlier one ({key[:80]})")
             return
         if parsed.no_reply_reason or not parsed.reply_to:
@@ -137,16 +141,14 @@ class Worker:
         for index in range(done, len(commands)):
             self._run_step(inbound_id, index, parsed, commands[index])
 
-    def _is_duplicate(self, inbound_id: int, key: str) -> bool:
-        def work(session: Session) -> bool:
-            earlier = session.scalars(
-                select(Inbound.id).where(
-                    Inbound.dedupe_key == key, Inbound.id < inbound_id, Inbound.status != "shunted"
-                ).limit(1)
-            ).first()
-            return earlier is not None
-
-        return self.db.run(work)
+    @staticmethod
+    def _is_duplicate(session: Session, inbound_id: int, key: str) -> bool:
+        earlier = session.scalars(
+            select(Inbound.id).where(
+                Inbound.dedupe_key == key, Inbound.id < inbound_id, Inbound.status != "shunted"
+            ).limit(1)
+        ).first()
+        return earlier is not None
 
     def _finish_quietly(self, inbound_id: int, status: str, reason: str) -> None:
         def work(session: Session) -> None:
