@@ -75,8 +75,6 @@ def why_illegal(pos: Position, mv: ParsedMove) -> str:
     target = board[y]
     if target and target >> 3 == me:
         return f"{g.name(y)} holds your own {PIECE_NAMES[target & 7]}"
-    if target and target & 7 == STAR:
-        return f"the Star can never be captured ({label} lands on {COLOUR_NAMES[1 - me]}'s Star)"
     if mv.rescue:
         rescued = TYPE_OF_LETTER[mv.rescue]
         if t != DIAMOND:
@@ -91,6 +89,8 @@ def why_illegal(pos: Position, mv: ParsedMove) -> str:
         if not pos.pools[me][POOL_TYPES.index(rescued)]:
             return f"you have no captured {PIECE_NAMES[rescued]} to rescue"
     temps = [tm for tm in TEMPLATES[pc][x] if tm.dest == y]
+    if target and target & 7 == STAR and temps:
+        return f"the Star can never be captured ({label} lands on {COLOUR_NAMES[1 - me]}'s Star)"
     if temps:
         return _blocked(pos, label, name, temps, target, x, y)
     return _unreachable(pos, label, t, x, y)

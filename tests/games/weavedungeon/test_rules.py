@@ -383,3 +383,13 @@ def test_a_diamond_already_on_the_far_row_captures_sideways_without_rescue():
     assert_refused(GAME, st, 0, "Db9xa9=T", "already stands on the far row")
     st = state("Ki9 Cb1", "Ke5 Da1", side="b", pool="t")
     assert {m for m in GAME.legal_moves(st) if m.startswith("Da1")} == {"Da1xb1"}
+
+
+def test_a_move_that_cannot_reach_the_enemy_star_gets_the_geometric_reason():
+    # "Stars are never captured" only where the piece could otherwise land there.
+    st = state("Ke1 Di2 Ci1", "Ke9")
+    assert_refused(GAME, st, 0, "Di2-e9", "one space (or one cell) forward")
+    assert_refused(GAME, st, 0, "Ci1-e9", "one or two squares")
+    # A Diamond's slide could reach the Star's square (no capture, no check).
+    st = state("Ke1 Da1", "Ka2")
+    assert_refused(GAME, st, 0, "Da1xa2", "never be captured")
