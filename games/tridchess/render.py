@@ -60,8 +60,9 @@ def render(st: State, title: str, status: str, last: str, check: str, compact: b
         out.append(f"Last: {last}   Check: {check}   {status}")
         return "\n".join(line.rstrip() for line in out) + "\n"
     else:
-        out.append(f"Boards: {boards}   (pin ni = hanging under board n)")
+        # the two footer lines exactly as in the spec's example (§8)
+        out.append(f"Boards: {boards}   (pin ni = hanging under board)")
+        out.append(f"Last move: {last:<12} Check: {check}")
         out.append(f"Pins by layer: {pin_map(st)}")
-        out.append(f"Last move: {last:<16} Check: {check}")
     out.append(status)
     return "\n".join(line.rstrip() for line in out) + "\n"

@@ -201,3 +201,15 @@ def test_start_position_has_no_board_moves() -> None:
     s = GAME.start(GAME.parse_options([]), 2)
     assert board_moves(s) == []
     assert_refused(GAME, s, 0, "QL1-QL3i", "QL1 cannot move", "four pieces")
+
+
+def test_a9_carrying_a_pawn_into_an_attacking_cell_gives_check() -> None:
+    # §5: the pawn on a3QL3i attacks b4N (U of column b4 from layer 2); carried
+    # to a5QL2 it attacks U(b6) from layer 2 = b6N, where the black king stands.
+    s = pos("WQ:QL3i,WK:KL1,BQ:QL6,BK:KL6 Pa3QL3i*,Kc1W,kb6N w - - 0 10")
+    assert not s.in_check()
+    assert board_moves(s, "QL3i") == ["QL3i-KL3i", "QL3i-QL1", "QL3i-QL2"]  # no flip
+    after = play(s, "QL3i-QL2")
+    assert "Pa5QL2*" in GAME.position(after).split()[1].split(",")
+    assert after.in_check()
+    assert not play(s, "QL3i-QL1").in_check()

@@ -124,3 +124,16 @@ def test_capture_leaving_two_kings_is_a_draw() -> None:
     assert out is not None and out.is_draw and "two kings" in out.reason
     bare = pos(f"{ST} Kb1W,kc8B w - - 0 10")
     assert GAME.outcome(bare) is None  # loaded with two kings: played on
+
+
+def test_repetition_counts_double_step_rights() -> None:
+    # §4.5: the fresh pawn on a1QL1 loses its double step when carried, so the
+    # start position differs from the same placement after a carry and back.
+    s = pos("WQ:QL1,WK:KL4,BQ:QL6,BK:KL6 Pa1QL1,Kc1W,kc8B w - - 0 10")
+    cycle = ["QL1-QL3i", "kc8B-c7B", "QL3i-QL1", "kc7B-c8B"]
+    s = play(s, *cycle, *cycle)  # the first placement seen fresh once, moved twice
+    assert GAME.position(s).split()[1] == "Pa1QL1*,Kc1W,kc8B"
+    assert GAME.outcome(s) is None
+    s = play(s, cycle[0])  # third time WQ on QL3i with a3QL3i*: a draw
+    out = GAME.outcome(s)
+    assert out is not None and out.is_draw and "repetition" in out.reason

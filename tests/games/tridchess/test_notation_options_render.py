@@ -139,6 +139,12 @@ def test_render_start_matches_spec_layout() -> None:
     assert SPEC_GRID in text
     assert "WQ=QL1 WK=KL1 BQ=QL6 BK=KL6" in text
     assert "Last move: -" in text and "Check: no" in text
+    # the footer lines of the spec's example, character for character
+    footer = (
+        "Boards: WQ=QL1 WK=KL1 BQ=QL6 BK=KL6   (pin ni = hanging under board)\n"
+        "Last move: -            Check: no\n"
+    )
+    assert footer in text
     assert "White to move" in text
     assert max(len(line) for line in text.splitlines()) <= 79
 
