@@ -361,3 +361,54 @@ def test_mate_is_decided_only_at_the_victims_turn() -> None:
     # any other Green move leaves the net: Blue, the checker, defeats Red
     mated = GAME.play(s, GREEN, "Rd4-Ra3")
     assert mated.status[RED] == BLUE and GAME.to_move(mated) == BLUE
+
+
+# -- audit additions: cases written from the spec's text ----------------------------------
+def test_facing_only_along_north_south_lines() -> None:
+    # §2.7: Rd2's NE line bends at Rk4 into Green and reaches Gh2 with nothing
+    # between, yet only N/S lines count: no facing ...
+    s = pos("rK@Rd2 bK@Bf1 bA@Bf4 gK@Gh2")
+    assert "in check" not in GAME.render(s)
+    # ... while a Rook there does give check along that line,
+    s = pos("rK@Rd2 bK@Bf1 bA@Bf4 gK@Gf1 gR@Gh2")
+    assert "Red is in check (from Green)." in GAME.render(s)
+    # and Red's d-file runs into Blue's h-file: Rd2 faces Bh2.
+    s = pos("rK@Rd2 bK@Bh2 gK@Gf1 gA@Gf4")
+    assert "Red is in check (from Blue)." in GAME.render(s)
+    assert "Blue is in check (from Red)." in GAME.render(s)
+
+
+def test_spec_example_blue_uncovers_green_rook() -> None:
+    # §5.3: Blue moves the piece blocking a Green Rook aimed at Red's General;
+    # Red then has no legal move: Green defeats Red and inherits.
+    s = pos("rK@Rf1 bK@Bf1 bA@Bf4 gK@Gf1 gA@Gf4 gR@Re5 gR@Rg5 gR@Rf6 bP@Rf3 to=B")
+    s = GAME.play(s, BLUE, "Rf3-Rd2")
+    assert s.history[-1] == (BLUE, "Rf3-Rd2+")  # Red is in check, whoever gives it
+    assert GAME.to_move(s) == GREEN and s.status[RED] == -1  # decided at Red's turn
+    s = GAME.play(s, GREEN, "Gf1-Ge1")
+    assert s.history[-1] == (RED, "checkmated by Green")
+    assert s.status[RED] == GREEN and GAME.to_move(s) == BLUE
+    assert "gF@Rf1" in pieces(s) and "bP@Rd2" in pieces(s)
+
+
+def test_mate_by_facing_alone_goes_to_the_facing_generals_owner() -> None:
+    # Red's General faces Blue's up the f-file (Rf2 stays on it); e1 and g1 are
+    # held by Green Knights that the Blue Rooks on e5/g5 protect.  Green moved
+    # last (default last=G) but only Blue gives check: Blue is the victor.
+    s = pos("rK@Rf1 bK@Bf1 gK@Gf1 gA@Gf4 gH@Re1 gH@Rg1 bR@Re5 bR@Rg5")
+    assert s.history == ((RED, "checkmated by Blue"),)
+    assert "bF@Rf1" in pieces(s) and GAME.to_move(s) == BLUE
+    assert "Blue is in check" not in GAME.render(s)  # the Banner now stands between
+
+
+def test_both_check_and_a_pass_counts_as_the_most_recent_turn() -> None:
+    # Blue moves, Green (boxed in) passes, then Red is mated by both: the victor
+    # is Green, whose pass is the most recent turn, not Blue who last moved.
+    s = pos(_boxed("G") + " rK@Rf1 gP@Re1 gP@Rg1 bK@Bf1 bA@Bf4 bR@Rf6 bP@Ba1 to=B")
+    s = GAME.play(s, BLUE, "Ba1-Ba2")
+    assert s.history == (
+        (BLUE, "Ba1-Ba2+"),
+        (GREEN, "pass"),
+        (RED, "checkmated by Green"),
+    )
+    assert s.status[RED] == GREEN and "gF@Rf1" in pieces(s)
