@@ -137,3 +137,14 @@ def test_repetition_counts_double_step_rights() -> None:
     s = play(s, cycle[0])  # third time WQ on QL3i with a3QL3i*: a draw
     out = GAME.outcome(s)
     assert out is not None and out.is_draw and "repetition" in out.reason
+
+
+def test_a_pinned_piece_still_attacks() -> None:
+    # §4.5: rb7B is pinned to kb8B by Rb5B (it may only move along the b-file),
+    # yet it still guards d7B, so the white king may not step there from d6N.
+    s = pos(f"{ST} Kd6N,Rb5B,kb8B,rb7B w - - 0 10")
+    kings = [m.split("-")[1] for m in legal(s) if m.startswith("Kd6N")]
+    assert sorted(kings) == ["c5B", "c5N", "c6B", "c6N", "d5B", "d5N", "d6B"]
+    assert_refused(GAME, s, 0, "Kd6N-d7B", "would put your king in check")
+    black = pos(f"{ST} Kd6N,Rb5B,kb8B,rb7B b - - 0 10")
+    assert sorted(m for m in legal(black) if m.startswith("Rb7B")) == ["Rb7B-b6B", "Rb7Bxb5B"]
