@@ -78,7 +78,16 @@ def piece_list(board: bytes, seat: int) -> list[str]:
             lines.append(line)
             line = " " * len(head) + text
     lines.append(line)
-    return lines
+    # a group longer than a whole line (e.g. 24 Pawns) breaks between its
+    # squares, keeping the list's indent
+    out: list[str] = []
+    for line in lines:
+        while len(line) > LIST_WIDTH:
+            cut = line.rindex(" ", 0, LIST_WIDTH + 1)
+            out.append(line[:cut])
+            line = " " * len(head) + line[cut + 1 :]
+        out.append(line)
+    return out
 
 
 def _event(seat: int, text: str) -> str:

@@ -132,3 +132,15 @@ def test_defeated_army_line_and_title() -> None:
     assert GAME.name == "trimac" and "trimac3friends" in GAME.aliases
     s = pos("rK@Rf1 rA@Rf4 gK@Gf1 gA@Gf4 rR@Be5 rR@Bg5 rR@Bf3 bK@Bf1 to=B")
     assert "Blue  : defeated by Red" in GAME.render(s)
+
+
+def test_piece_list_group_longer_than_a_line_keeps_the_indent() -> None:
+    squares = ["a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4", "b5", "c1", "c2", "c3"]
+    squares += ["c4", "c5", "c6", "d3", "d4", "d5", "d6", "d7", "e5", "e6", "e7", "e8"]
+    s = pos(BASE + " rR@Ra1 rH@Rb1 " + " ".join(f"rP@B{sq}" for sq in squares))
+    lines = GAME.render(s).splitlines()
+    i = lines.index("Red   : K Rf1; A Rf4; H Rb1; R Ra1;")
+    assert lines[i + 1] == "        P " + " ".join(f"B{sq}" for sq in squares[:17])
+    assert lines[i + 2] == "        " + " ".join(f"B{sq}" for sq in squares[17:])
+    assert lines[i + 3].startswith("Blue  : K Bf1")
+    assert max(len(line) for line in lines) <= 77
