@@ -26,6 +26,7 @@ MAX_COMMENT = 8000
 #: Multipart containers (``boundary=`` parameters) beyond which the body is not parsed.
 MAX_MULTIPARTS = 100
 _BOUNDARY = re.compile(rb"boundary\s*=", re.IGNORECASE)
+_MSGID = re.compile(r"^<[!-;=?-~]{1,250}>$")  # printable ASCII but < and >
 
 _PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|wg|vs|antw|tr)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
 _ON_WROTE = re.compile(r"^\s*(on\b.*wrote:|am\b.*schrieb.*:|le\b.*a écrit.*:)\s*$", re.IGNORECASE)
@@ -177,6 +178,12 @@ def _header(msg: Message, name: str) -> str:
     return "" if value is None else str(value)
 
 
+def message_id(msg: Message) -> str:
+    """The Message-ID if it is one: our replies echo it in In-Reply-To and References."""
+    value = _header(msg, "Message-ID").strip()
+    return value if _MSGID.match(value) else ""
+
+
 def no_reply_reason(msg: Message, envelope_from: str, own: set[str]) -> str | None:
     """Why RFC 3834 (and common sense) says this message gets no answer."""
     if envelope_from.strip() in ("", "<>"):
@@ -284,7 +291,7 @@ def parse_message(raw: bytes, envelope_from: str, own: set[str], max_commands: i
         commands = [subject]
         comment = read_comment(body)
     return ParsedMail(
-        message_id=_header(msg, "Message-ID").strip(),
+        message_id=message_id(msg),
         subject=subject,
         reply_to=reply_to,
         from_address=from_address,
