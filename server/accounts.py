@@ -7,7 +7,7 @@ import re
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from server.commands.base import CommandError
+from server.errors import CommandError
 from server.model import Address, User
 from server.passwords import hash_password, verify_password
 

@@ -8,7 +8,7 @@ since when, and the mail every player gets after each change.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, object_session
@@ -16,11 +16,14 @@ from sqlalchemy.orm import Session, object_session
 import games
 from games import Game, Outcome
 from server.accounts import addresses_of
-from server.commands.base import CommandError, Context
 from server.config import Settings
+from server.errors import CommandError
 from server.model import Board, Move, Seat, User, utcnow
 from server.ratings import rate_board
 from server.replies import Mail, board_root
+
+if TYPE_CHECKING:
+    from server.commands.base import Context
 
 FIRST_BOARD = 101
 RECENT_MOVES = 8

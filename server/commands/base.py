@@ -10,24 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from sqlalchemy.orm import Session
 
 from server.config import Settings
+from server.errors import CommandError
 from server.replies import Mail
 
-if TYPE_CHECKING:
-    from server.model import Board
-
-
-class CommandError(Exception):
-    """A refusal the player reads as it is; nothing the command did is kept."""
-
-    def __init__(self, message: str, board: Board | None = None, title: str | None = None) -> None:
-        super().__init__(message)
-        self.board = board
-        self.title = title
+__all__ = ["Command", "CommandError", "Context", "Request", "Result", "mask"]
 
 
 @dataclass
