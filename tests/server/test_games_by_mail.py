@@ -116,3 +116,24 @@ def test_challenge_from_a_quoted_position_string(running: Running, game: games.G
         board = s.scalars(select(Board).where(Board.game == game.name)).one()
     assert game.position(game.load(board.state)) == text
     assert board.to_move == game.to_move(played)
+
+
+def test_warpandweft_challenge_with_options_first(running: Running) -> None:
+    """The issue's own example: options before the userids, mixed-case command word."""
+    for user, pw in PEOPLE[:2]:
+        running.mail(f"{user}@example.org", f"signup {user} {pw}")
+    out = running.mail("carol@example.org", "WarpAndWeft challenge -size=3 -patch alice bob")
+    boards = [m for m in out if m.rcpt_tos != ["carol@example.org"]]
+    assert sorted(m.rcpt_tos[0] for m in boards) == ["alice@example.org", "bob@example.org"]
+    assert all(m.subject == "New Warp and Weft Board 101 alice" for m in boards)
+    with running.db.transaction() as s:
+        board = s.scalars(select(Board).where(Board.game == "warpandweft")).one()
+    game = games.load_game("warpandweft")
+    state = game.load(board.state)
+    assert game.dump(state) == game.dump(game.start(game.parse_options(["-size=3", "-patch"]), 2))
+    header = next(line for line in boards[0].text.splitlines() if "A   B   C" in line)
+    assert header.strip().endswith("K")  # size 3: columns A..K
+    swap = running.mail("alice@example.org", "warpandweft move 101 alice apple1 B2")
+    assert swap[0].subject == "Warp and Weft Board 101 bob"
+    swapped = running.mail("bob@example.org", "warpandweft swap 101 bob banana2")
+    assert "bob played swap." in swapped[0].text
