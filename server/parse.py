@@ -26,6 +26,7 @@ MAX_COMMENT = 8000
 #: Multipart containers (``boundary=`` parameters) beyond which the body is not parsed.
 MAX_MULTIPARTS = 100
 _BOUNDARY = re.compile(rb"boundary\s*=", re.IGNORECASE)
+_MAILABLE = re.compile(r"^[!-~]+@[!-~]+$")
 _MSGID = re.compile(r"^<[!-;=?-~]{1,250}>$")  # printable ASCII but < and >
 
 _PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|wg|vs|antw|tr)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
@@ -178,6 +179,16 @@ def _header(msg: Message, name: str) -> str:
     return "" if value is None else str(value)
 
 
+def mailable(address: str) -> bool:
+    """An address a reply can go to: local@domain in printable ASCII, no spaces.
+
+    A decoded Reply-To can hold control characters (\x1c, NEL, ...) that
+    ``email`` refuses in a To header: composing the answer then failed on
+    every try and the message was set aside.
+    """
+    return _MAILABLE.match(address) is not None and len(address) <= 320
+
+
 def message_id(msg: Message) -> str:
     """The Message-ID if it is one: our replies echo it in In-Reply-To and References."""
     value = _header(msg, "Message-ID").strip()
@@ -277,11 +288,11 @@ def parse_message(raw: bytes, envelope_from: str, own: set[str], max_commands: i
     try:
         from_address = parseaddr(_header(msg, "From"))[1]
         reply_pairs = getaddresses([_header(msg, "Reply-To")]) if _header(msg, "Reply-To") else []
-        reply_to = next((a for _, a in reply_pairs if "@" in a), "") or from_address
+        reply_to = next((a for _, a in reply_pairs if mailable(a)), "") or from_address
     except Exception:
         reply_to = from_address
-    if "@" not in reply_to:
-        reply_to = envelope_from.strip("<>") if "@" in envelope_from else ""
+    if not mailable(reply_to):
+        reply_to = envelope_from.strip("<>") if mailable(envelope_from.strip("<>")) else ""
     multiple = subject == "" or subject.lower() == "multiple"
     truncated = False
     if multiple:
