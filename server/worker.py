@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from sqlalchemy import or_, select
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 import games
@@ -106,6 +107,13 @@ class Worker:
     def process(self, inbound_id: int) -> None:
         try:
             self._process(inbound_id)
+        except OperationalError as exc:
+            # The database went away (connection killed, server down, file
+            # locked): not the message's fault, so it is not a failed try --
+            # three outages would otherwise set good mail aside.  Its claim
+            # lapses and it is taken again once the database is back.
+            log.warning("inbound %d: database unavailable (%s); it will be retried", inbound_id,
+                        type(exc.orig).__name__)
         except Exception:
             self._failed(inbound_id, traceback.format_exc())
 
@@ -261,7 +269,14 @@ class Worker:
                 parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands)
                 if parsed.reply_to and not parsed.no_reply_reason:
                     body = render_template("shunted.txt", subject=parsed.subject, tries=row.tries)
-                    queue(session, self.settings, Mail(to=[parsed.reply_to], subject="pbmserv Error", body=body,
-                                                       in_reply_to=parsed.message_id or None))
+                    notice = Mail(to=[parsed.reply_to], subject="pbmserv Error", body=body,
+                                  in_reply_to=parsed.message_id or None)
+                    try:
+                        with session.begin_nested():
+                            queue(session, self.settings, notice)
+                    except Exception:
+                        # The notice must not keep the message from being set aside:
+                        # if it cannot be composed, the message is retried forever.
+                        log.exception("inbound %d: cannot compose the set-aside notice", inbound_id)
 
         self.db.run(work)
