@@ -192,3 +192,14 @@ def test_bishop_stays_home() -> None:
 
         for _, q in g.BISHOP[p]:
             assert g.LATTICE_OF[q] == g.LATTICE_OF[p]
+
+
+def test_cannon_capture_legal_if_any_of_two_lines_allows_it() -> None:
+    # §4: Bi4 lies on Rc4's N line (Rc5 Rc6 Bi6 Bi5) and NW line (Rb4 Ra4 Bk4 Bj4).
+    # Two screens on N, one on NW: the capture is legal through NW ...
+    assert "Bi4(x)" in moves_from(base("rC@Rc4 rP@Rc5 rP@Rc6 rP@Rb4 bR@Bi4"), "Rc4")
+    # ... one on N, two on NW: legal through N ...
+    assert "Bi4(x)" in moves_from(base("rC@Rc4 rP@Rc5 rP@Rb4 rP@Ra4 bR@Bi4"), "Rc4")
+    # ... two on N and none on NW: not capturable, but Bi4 screens Bf4 on NW.
+    got = moves_from(base("rC@Rc4 rP@Rc5 rP@Rc6 bR@Bi4"), "Rc4")
+    assert "Bi4(x)" not in got and "Bf4(x)" in got
