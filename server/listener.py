@@ -24,6 +24,8 @@ from server.database import Database
 from server.inbound import RateLimited, store
 
 log = logging.getLogger("pbmserv.listener")
+#: RFC 5321's limit on a reverse-path; the database column holds 320.
+MAX_PATH = 256
 
 
 class InboundHandler:
@@ -31,6 +33,15 @@ class InboundHandler:
         self.db = db
         self.settings = settings
         self.wake = wake
+
+    async def handle_MAIL(self, server: SMTP, session: Session, envelope: Envelope, address: str,
+                          mail_options: list[str]) -> str:
+        if len(address) > MAX_PATH:
+            # Refused for good: a 451 after a failed INSERT had the sender retry for days.
+            return f"553 5.1.7 Sender address longer than {MAX_PATH} octets (RFC 5321 4.5.3.1.3)"
+        envelope.mail_from = address
+        envelope.mail_options.extend(mail_options)
+        return "250 OK"
 
     async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str,
                           rcpt_options: list[str]) -> str:
