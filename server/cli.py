@@ -23,6 +23,7 @@ from server.model import Board, Inbound, Outbox, User, utcnow
 from server.replies import queue
 
 EX_TEMPFAIL = 75
+EX_DATAERR = 65
 
 
 class App:
@@ -126,6 +127,7 @@ def process(app: App, sender: str | None) -> None:
     from email.utils import parseaddr
 
     from server.inbound import RateLimited, store
+    from server.listener import MAX_PATH
     from server.outbox import Deliverer
     from server.worker import Worker
 
@@ -136,6 +138,9 @@ def process(app: App, sender: str | None) -> None:
     if sender is None:
         head = BytesHeaderParser().parsebytes(raw)
         sender = parseaddr(str(head.get("Return-Path") or head.get("From") or ""))[1]
+    if len(sender) > MAX_PATH:
+        click.echo(f"sender address longer than {MAX_PATH} octets", err=True)
+        sys.exit(EX_DATAERR)
     try:
         db = app.db
         store(db, raw, sender if sender != "<>" else "", list(app.settings.addresses), app.settings.rate_limit)
@@ -143,11 +148,22 @@ def process(app: App, sender: str | None) -> None:
         click.echo("rate limit reached for this sender; try later", err=True)
         sys.exit(EX_TEMPFAIL)
     except Exception as exc:
-        click.echo(f"cannot store the message: {exc}", err=True)
+        # Only the error's first line: SQLAlchemy's text carries the raw message (the password too).
+        click.echo(f"cannot store the message: {_first_line(exc)}", err=True)
         sys.exit(EX_TEMPFAIL)
-    Worker(db, app.settings).drain()
-    if app.settings.relay:
-        Deliverer(db, app.settings).drain()
+    # Stored means ours: a failure from here on is retried by the next run or
+    # by `serve`, and must not make the MTA bounce or re-send the message.
+    try:
+        Worker(db, app.settings).drain()
+        if app.settings.relay:
+            Deliverer(db, app.settings).drain()
+    except Exception as exc:
+        click.echo(f"message stored; handling it failed for now ({_first_line(exc)}): it is retried later", err=True)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
 
 
 @main.command()
