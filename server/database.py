@@ -129,13 +129,16 @@ def _retryable(exc: DBAPIError) -> bool:
 
 
 def make_engine(url: str, busy_timeout: float = 30.0) -> Engine:
+    """The engine; ``hide_parameters`` because a failed INSERT of inbound mail would
+    otherwise log the raw message (a player's password with it) as a parameter."""
     if url.startswith("postgresql://") or url.startswith("postgres://"):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": busy_timeout, "check_same_thread": False})
+        engine = create_engine(url, connect_args={"timeout": busy_timeout, "check_same_thread": False},
+                               hide_parameters=True)
         _sqlite_setup(engine, busy_timeout)
     else:
-        engine = create_engine(url, pool_pre_ping=True)
+        engine = create_engine(url, pool_pre_ping=True, hide_parameters=True)
     return engine
 
 
