@@ -131,3 +131,31 @@ def test_two_servers_one_postgres_racing_moves(tmp_path, sink: Sink, postgres_ur
     assert figures.values["relay_redelivered"] == 0 and figures.values["replies_doubled"] == 0
     assert len(inbound_by) == 2, "only one server's worker took mail: no race happened"
     db.dispose()
+
+
+@pytest.mark.postgres
+def test_reminders_from_two_hosts_at_once_never_double(postgres_url: str) -> None:
+    """``pbmserv remind`` run by cron on two hosts at the same moment: one reminder per board and period."""
+    import subprocess
+    from datetime import UTC, datetime, timedelta
+
+    from tests.reliability.serverproc import ROOT, cli_args, env
+
+    db = Database(postgres_url)
+    db.upgrade()
+    names = make_players(db, 16)
+    numbers = make_boards(postgres_url, [(names[i], names[i + 1]) for i in range(0, 16, 2)])
+    sent = Counter[str]()
+    for days in (8, 8, 15):  # period 1 twice (both hosts, then both again), then period 2
+        now = (datetime.now(UTC) + timedelta(days=days)).isoformat()
+        procs = [subprocess.Popen(cli_args(postgres_url, "remind", "--now", now), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, cwd=ROOT, env=env()) for _ in range(2)]
+        for proc in procs:
+            out, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err.decode()
+    with db.transaction() as s:
+        for row in s.scalars(select(Outbox).where(Outbox.subject.like("%Reminder"))):
+            sent[row.subject] += 1
+    assert set(sent) == {f"Tic-Tac-Toe Board {n} Reminder" for n in numbers}, sent
+    assert set(sent.values()) == {2}, sent  # periods 1 and 2, each exactly once per board
+    db.dispose()
