@@ -137,10 +137,21 @@ class Game:
         return None
 
     # -- showing and storing ----------------------------------------------
-    def render(self, state: Any, compact: bool = False, seat: int | None = None) -> str:
+    def render(
+        self,
+        state: Any,
+        compact: bool = False,
+        seat: int | None = None,
+        board: int | None = None,
+        players: list[str] | None = None,
+    ) -> str:
         """The ASCII board (at most 79 columns unless help says why not).
 
-        ``seat`` is the viewer; a game may orient the board for it.
+        ``seat`` is the viewer; a game may orient the board for it.  ``board``
+        (the board number) and ``players`` (userids by seat) are given where
+        the server knows them, so a title line can read "game 17 ... White
+        (alice) to move" as a spec draws it; without them a game draws a
+        generic title.
         """
         raise NotImplementedError
 

@@ -218,9 +218,8 @@ def board_text(
     comment: str = "",
 ) -> str:
     """The body of a board mail, in commands.md's order."""
-    compact = bool(board.options.get("compact"))
     parts = [headline.strip(), status_line(board, game, state), move_list(board, moves, whole)]
-    parts.append(game.render(state, compact=compact, seat=viewer).rstrip("\n"))
+    parts.append(render(board, game, state, viewer))
     players = ", ".join(player_label(board, game, state, i) for i in range(len(board.seats)))
     parts.append(f"Players: {players}")
     away = [u.userid for u in seat_users(board) if u.vacation]
@@ -231,6 +230,17 @@ def board_text(
     return "\n\n".join(p for p in parts if p) + "\n"
 
 
+def render(board: Board, game: Game, state: Any, viewer: int | None) -> str:
+    """The plugin's drawing of ``state`` on this board, for one viewer."""
+    return game.render(
+        state,
+        compact=bool(board.options.get("compact")),
+        seat=viewer,
+        board=board.number,
+        players=[u.userid for u in seat_users(board)],
+    ).rstrip("\n")
+
+
 def show_text_at(board: Board, game: Game, state: Any, moves: list[Move], headline: str) -> str:
     """A past position for ``show BOARD#N``: the board's current status does not apply."""
     seat = game.to_move(state)
@@ -238,8 +248,7 @@ def show_text_at(board: Board, game: Game, state: Any, moves: list[Move], headli
         status = "The game was over at this point."
     else:
         status = f"At this point it was {player_label(board, game, state, seat)}'s move (move #{len(moves) + 1})."
-    compact = bool(board.options.get("compact"))
-    parts = [headline, status, move_list(board, moves, True), game.render(state, compact=compact).rstrip("\n")]
+    parts = [headline, status, move_list(board, moves, True), render(board, game, state, None)]
     return "\n\n".join(parts) + "\n"
 
 

@@ -97,7 +97,14 @@ class TicTacToe(Game):
         new["n"] = state["n"] + 1
         return new
 
-    def render(self, state: dict[str, Any], compact: bool = False, seat: int | None = None) -> str:
+    def render(
+        self,
+        state: dict[str, Any],
+        compact: bool = False,
+        seat: int | None = None,
+        board: int | None = None,
+        players: list[str] | None = None,
+    ) -> str:
         rows = []
         for r in "321":
             rows.append(f" {r} " + "|".join(f" {state['cells'].get(f + r, '.')} " for f in "abc"))

@@ -165,7 +165,14 @@ class Interweave(Game):
     def outcome(self, state: State) -> Outcome | None:
         return state.result
 
-    def render(self, state: State, compact: bool = False, seat: int | None = None) -> str:
+    def render(
+        self,
+        state: State,
+        compact: bool = False,
+        seat: int | None = None,
+        board: int | None = None,
+        players: list[str] | None = None,
+    ) -> str:
         return render_compact(state) if compact else render_full(state)
 
     def position(self, state: State) -> str:

@@ -153,7 +153,14 @@ class TriDChess(Game):
             return Outcome((), (), "draw: 100 plies without a capture or pawn move")
         return None
 
-    def render(self, state: State, compact: bool = False, seat: int | None = None) -> str:
+    def render(
+        self,
+        state: State,
+        compact: bool = False,
+        seat: int | None = None,
+        board: int | None = None,
+        players: list[str] | None = None,
+    ) -> str:
         out = self.outcome(state)
         move_no = state.fullmove
         side = "Black" if state.turn else "White"
@@ -173,6 +180,14 @@ class TriDChess(Game):
             check = "mate"
         doing = f"{side} to move" if out is None else "game over"
         title = f"Tri-Dimensional Chess   move {move_no}   {doing}   [rules: Loidl]"
+        if board is not None:
+            # The spec's line 1 (section 8): game id, move, side (user) to move, ruleset.
+            user = f" ({players[state.turn]})" if players and out is None else ""
+            doing = f"{side}{user} to move" if out is None else "game over"
+            title = f"TRI-D CHESS game {board}  move {move_no}  {doing}   [rules: loidl]"
+            if len(title) > 79:  # a long userid: the side alone still says who moves
+                plain = f"{side} to move" if out is None else "game over"
+                title = f"TRI-D CHESS game {board}  move {move_no}  {plain}   [rules: loidl]"
         if compact:
             title = f"Tri-D Chess  move {move_no}"
         return render_board(state, title, status, last, check, compact)

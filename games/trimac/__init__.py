@@ -163,8 +163,16 @@ class TriMac(Game):
     def resign(self, state: State, seat: int) -> State:
         return apply_resign(state, seat)
 
-    def render(self, state: State, compact: bool = False, seat: int | None = None) -> str:
-        return render(state, compact=compact, game_no=state.game_no)
+    def render(
+        self,
+        state: State,
+        compact: bool = False,
+        seat: int | None = None,
+        board: int | None = None,
+        players: list[str] | None = None,
+    ) -> str:
+        """The spec's mailed board; its header names the server's board number when given."""
+        return render(state, compact=compact, game_no=board if board is not None else state.game_no)
 
     def position(self, state: State) -> str:
         alive = state.alive

@@ -108,12 +108,25 @@ class WarpAndWeft(Game):
         return Outcome(winners=(win,), losers=(1 - win,), reason=state.reason)
 
     # -- showing and storing ----------------------------------------------
-    def render(self, state: State, compact: bool = False, seat: int | None = None) -> str:
+    def render(
+        self,
+        state: State,
+        compact: bool = False,
+        seat: int | None = None,
+        board: int | None = None,
+        players: list[str] | None = None,
+    ) -> str:
         """The board (standard or compact) and the status lines under it.
 
         The standard form of sizes 5 and 6 is 91 and 107 columns wide, as on
         pbmserv; the help says so and points to -compact.
         """
+        def who(seat_no: int) -> str:
+            """The userid where the server gave it, else "player N"."""
+            if players and seat_no < len(players):
+                return players[seat_no]
+            return f"player {seat_no + 1}"
+
         width = 1 if (compact or state.compact) else 3
         lines = draw_board(state.geo, state.owners, SIDE_MARKS, width)
         lines.append("")
@@ -123,7 +136,7 @@ class WarpAndWeft(Game):
             arrow = "   <- to move" if side == mover else ""
             lines.append(
                 f"{SIDE_NAMES[side]} ({SIDE_MARKS[side]}, {_EDGES[side]}): "
-                f"player {state.seat_of(side) + 1}, {mode}{arrow}"
+                f"{who(state.seat_of(side))}, {mode}{arrow}"
             )
         primary = "Patch-Primary" if state.patch_primary else "Thread-Primary"
         swapped = ", sides swapped" if state.swapped else ""
@@ -131,13 +144,13 @@ class WarpAndWeft(Game):
         if mover is None:
             assert state.winner is not None
             lines.append(
-                f"Game over: {SIDE_NAMES[state.winner]} (player "
-                f"{state.seat_of(state.winner) + 1}) wins; {state.reason}."
+                f"Game over: {SIDE_NAMES[state.winner]} "
+                f"({who(state.seat_of(state.winner))}) wins; {state.reason}."
             )
         else:
             lines.append(
                 f"Move {state.plies + 1}: {SIDE_NAMES[mover]} "
-                f"(player {state.seat_of(mover) + 1}) to move."
+                f"({who(state.seat_of(mover))}) to move."
             )
         return "\n".join(lines) + "\n"
 

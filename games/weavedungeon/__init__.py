@@ -213,7 +213,14 @@ class WeaveDungeon(Game):
         return [format_move(state, m) for m in state.legal_moves()]
 
     # -- showing and storing ---------------------------------------------------
-    def render(self, state: Position, compact: bool = False, seat: int | None = None) -> str:
+    def render(
+        self,
+        state: Position,
+        compact: bool = False,
+        seat: int | None = None,
+        board: int | None = None,
+        players: list[str] | None = None,
+    ) -> str:
         return render_board(state, self.outcome(state), compact)
 
     def position(self, state: Position) -> str:

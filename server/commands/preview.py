@@ -87,10 +87,9 @@ class Preview(GameCommand):
         start = f"move #{at + 1}" if at is not None else f"move #{board.ply + 1}"
         head = (f"Preview of {game.title} Board {number} from {start}: " + ", ".join(done)
                 + ". Nothing is stored; this mail went to you only.")
-        compact = bool(board.options.get("compact"))
         players = ", ".join(label(state, i) for i in range(len(board.seats)))
         body = "\n\n".join(p for p in (head, outcome_line(game, state, label),
-                                      game.render(state, compact=compact).rstrip("\n"), f"Players: {players}") if p)
+                                      boards.render(board, game, state, None), f"Players: {players}") if p)
         return Result(body + "\n", subject=f"{game.title} Board {number} Preview",
                       references=[board_root(ctx.settings, game.name, number)])
 

@@ -58,9 +58,8 @@ class Submit(BoardCommand):
 
         head = (f"Submitted on {game.title} Board {board.number}: {move} (move #{board.ply + 1}), NOT played yet. "
                 f"To play it send: {game.name} confirm {board.number} {user.userid} PASSWORD")
-        compact = bool(board.options.get("compact"))
         body = "\n\n".join(p for p in (head, "If you confirm it: " + outcome_line(game, state, label),
-                                      game.render(state, compact=compact, seat=seat).rstrip("\n")) if p)
+                                      boards.render(board, game, state, seat)) if p)
         return Result(body + "\n", subject=f"{game.title} Board {board.number} submitted",
                       references=[board_root(ctx.settings, game.name, board.number)])
 

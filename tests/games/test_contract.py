@@ -41,3 +41,26 @@ def test_position_option_round_trips(game: Game) -> None:
     again = game.start(game.parse_options([f"-position={text}"]), game.players)
     assert game.position(again) == text
     assert sorted(game.legal_moves(again)) == sorted(game.legal_moves(state))
+
+
+@pytest.mark.parametrize("game", PLUGINS, ids=lambda g: g.name)
+def test_render_takes_the_board_number_and_players(game: Game) -> None:
+    """The server passes both; a game may show them, and must stay within 79 columns."""
+    state = game.start(game.parse_options([]), game.players)
+    names = ["alicewithalongname", "bobwithalongername", "carolwithalongname"][: game.players]
+    board = game.render(state, compact=False, seat=1, board=4711, players=names)
+    assert board.strip()
+    assert max(len(line) for line in board.splitlines()) <= 79
+
+
+def test_titles_follow_the_specs_when_the_server_names_board_and_players() -> None:
+    tri = load_game("tridchess")
+    start = tri.start(tri.parse_options([]), 2)
+    first = tri.render(start, board=17, players=["alice", "bob"]).splitlines()[0]
+    assert first == "TRI-D CHESS game 17  move 1  White (alice) to move   [rules: loidl]"
+    trimac = load_game("trimac")
+    first = trimac.render(trimac.start(trimac.parse_options([]), 3), board=101).splitlines()[0]
+    assert first == "TriMac 3 Friends - game 101 - move 1 - Red to move"
+    warp = load_game("warpandweft")
+    text = warp.render(warp.start(warp.parse_options([]), 2), players=["alice", "bob"])
+    assert "alice, Threading" in text and "bob, Threading" in text

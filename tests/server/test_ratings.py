@@ -190,7 +190,14 @@ class Race(Game):
     def legal_moves(self, state: dict[str, Any]) -> list[str]:
         return [] if state["winner"] is not None else ["1", "2", "3"]
 
-    def render(self, state: dict[str, Any], compact: bool = False, seat: int | None = None) -> str:
+    def render(
+        self,
+        state: dict[str, Any],
+        compact: bool = False,
+        seat: int | None = None,
+        board: int | None = None,
+        players: list[str] | None = None,
+    ) -> str:
         return f"Total: {state['total']}"
 
     def dump(self, state: dict[str, Any]) -> dict[str, Any]:
