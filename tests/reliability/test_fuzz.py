@@ -11,7 +11,7 @@ the real SMTP listener and through ``pbmserv process``.
 
 Knobs: ``PBMSERV_FUZZ_EXAMPLES`` (default 10000, split between whole
 messages and subject lines), ``PBMSERV_FUZZ_SMTP`` (default 200 generated
-messages over SMTP), ``PBMSERV_FUZZ_PROCESS`` (default 12 corpus and 6
+messages over SMTP), ``PBMSERV_FUZZ_PROCESS`` (default 4 corpus and 2
 generated messages through ``pbmserv process``), ``PBMSERV_FUZZ_RANDOM=1``
 (new random cases each run instead of the same derandomized ones).
 """
@@ -47,7 +47,7 @@ from tests.server.conftest import Running, start_server
 EXAMPLES = int(os.environ.get("PBMSERV_FUZZ_EXAMPLES", "10000"))
 SMTP_EXAMPLES = int(os.environ.get("PBMSERV_FUZZ_SMTP", "200"))
 WORKER_EVERY = max(1, int(os.environ.get("PBMSERV_FUZZ_WORKER_EVERY", "8")))
-PROCESS_SAMPLE = int(os.environ.get("PBMSERV_FUZZ_PROCESS", "12"))
+PROCESS_SAMPLE = int(os.environ.get("PBMSERV_FUZZ_PROCESS", "4"))
 #: Derandomized by default so CI runs the same 10,000 cases every time; PBMSERV_FUZZ_RANDOM=1 explores.
 FUZZ = dict(deadline=None, database=None, print_blob=True, derandomize=os.environ.get("PBMSERV_FUZZ_RANDOM") != "1",
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
