@@ -120,7 +120,7 @@ def render(settings: Settings, mail: Mail) -> bytes:
         headers.append(("References", " ".join(dict.fromkeys(refs))))
     headers += [("Auto-Submitted", mail.auto_submitted), ("X-Loop", settings.address), ("Precedence", "bulk"),
                 ("X-Auto-Response-Suppress", "All")]
-    if any(not value.isascii() or "\n" in value or "\r" in value or len(value) > 900 for _, value in headers):
+    if any(not (value.isascii() and value.isprintable()) or len(value) > 900 for _, value in headers):
         return compose(settings, mail).as_bytes(policy=SMTP_POLICY)
     body = mail.body if mail.body.endswith("\n") else mail.body + "\n"
     page = '<html><body><pre style="font-family: monospace">' + html.escape(body) + "</pre></body></html>\n"
