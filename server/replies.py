@@ -101,7 +101,7 @@ def render(settings: Settings, mail: Mail) -> bytes:
     sets and re-folds everything on output: 8 ms a mail, the largest single
     cost of a move (two board mails) in bench/bench_throughput.py.  Our
     headers are plain ASCII, so they are written out directly; a mail with
-    anything non-ASCII in a header, or a header over 900 characters, goes
+    anything but printable ASCII in a header, or a header over 900 characters, goes
     through the email package as before.
     """
     refs = list(mail.references)
