@@ -10,7 +10,16 @@ from server.cli import App, admin_command
 from server.config import Settings
 from server.database import Database
 from tests.mailtools import Sink
-from tests.reliability.serverproc import ADDRESS
+from tests.reliability.serverproc import ADDRESS, ServerProcess
+
+
+@pytest.fixture
+def procs() -> Iterator[list[ServerProcess]]:
+    """Server processes a test starts: stopped at teardown even when the test fails."""
+    started: list[ServerProcess] = []
+    yield started
+    for proc in started:
+        proc.stop()
 
 
 @pytest.fixture

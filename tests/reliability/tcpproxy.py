@@ -52,6 +52,10 @@ class TCPProxy:
                 client.close()
                 continue
             with self._lock:
+                if self._listener is not sock:  # went down while this one was connecting
+                    client.close()
+                    server.close()
+                    return
                 self._conns += [client, server]
             for a, b in ((client, server), (server, client)):
                 threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()

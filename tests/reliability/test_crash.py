@@ -95,7 +95,7 @@ def plan(numbers: list[int], pairs: list[tuple[str, str]], messages: int) -> tup
 
 
 @pytest.mark.slow
-def test_sigkill_under_load_loses_and_doubles_nothing(tmp_path, sink: Sink) -> None:
+def test_sigkill_under_load_loses_and_doubles_nothing(tmp_path, sink: Sink, procs: list[ServerProcess]) -> None:
     messages = int(os.environ.get("PBMSERV_CRASH_COMMANDS", "1000"))
     seed = int(os.environ.get("PBMSERV_CRASH_SEED", str(random.randrange(1 << 30))))
     kills_wanted = max(MIN_KILLS, int(os.environ.get("PBMSERV_CRASH_KILLS", "6")))
@@ -110,6 +110,7 @@ def test_sigkill_under_load_loses_and_doubles_nothing(tmp_path, sink: Sink) -> N
     per_client, commands_of, moves = plan(numbers, pairs, messages)
 
     server = ServerProcess(url, free_port(), sink.port, tmp_path / "serve.log", "--rate-limit", "1000000")
+    procs.append(server)
     server.start()
     started = time.monotonic()
     kills_sending = kills_draining = 0

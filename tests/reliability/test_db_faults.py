@@ -87,7 +87,7 @@ def check_recovery(db: Database, sink: Sink, server: ServerProcess, accepted: se
     assert not found, found
 
 
-def test_sqlite_file_locked_by_another_process(tmp_path, sink: Sink) -> None:
+def test_sqlite_file_locked_by_another_process(tmp_path, sink: Sink, procs: list[ServerProcess]) -> None:
     path = tmp_path / "locked.db"
     url = f"sqlite:///{path}"
     db = Database(url)
@@ -96,6 +96,7 @@ def test_sqlite_file_locked_by_another_process(tmp_path, sink: Sink) -> None:
     pairs = [(names[i], names[i + 1]) for i in range(0, 8, 2)]
     numbers = make_boards(url, pairs)
     server = ServerProcess(url, free_port(), sink.port, tmp_path / "serve.log", "--busy-timeout", "0.3")
+    procs.append(server)
     server.start()
     jobs = burst(numbers, pairs, 5, "lock")
     before, during_smtp, during_process = during_fault(jobs, len(numbers))
@@ -125,7 +126,8 @@ def test_sqlite_file_locked_by_another_process(tmp_path, sink: Sink) -> None:
 
 @pytest.mark.postgres
 @pytest.mark.slow
-def test_postgres_connections_killed_and_database_gone(tmp_path, sink: Sink, postgres_url: str) -> None:
+def test_postgres_connections_killed_and_database_gone(tmp_path, sink: Sink, postgres_url: str,
+                                                       procs: list[ServerProcess]) -> None:
     db = Database(postgres_url)
     db.upgrade()
     names = make_players(db, 8)
@@ -136,6 +138,7 @@ def test_postgres_connections_killed_and_database_gone(tmp_path, sink: Sink, pos
     assert "@127.0.0.1:5432/" in postgres_url, postgres_url
     proxied = postgres_url.replace("@127.0.0.1:5432/", f"@127.0.0.1:{proxy.port}/") + f"&application_name={app}"
     server = ServerProcess(proxied, free_port(), sink.port, tmp_path / "serve.log")
+    procs.append(server)
     server.start()
     admin = create_engine(postgres_url.split("?")[0], isolation_level="AUTOCOMMIT")
     jobs = burst(numbers, pairs, 7, "pg")

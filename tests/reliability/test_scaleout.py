@@ -44,7 +44,8 @@ def active_boards(db: Database) -> dict[int, Board]:
 
 @pytest.mark.postgres
 @pytest.mark.slow
-def test_two_servers_one_postgres_racing_moves(tmp_path, sink: Sink, postgres_url: str) -> None:
+def test_two_servers_one_postgres_racing_moves(tmp_path, sink: Sink, postgres_url: str,
+                                               procs: list[ServerProcess]) -> None:
     n_boards = int(os.environ.get("PBMSERV_SCALEOUT_BOARDS", "12"))
     rng = random.Random(int(os.environ.get("PBMSERV_SCALEOUT_SEED", str(random.randrange(1 << 30)))))
     db = Database(postgres_url)
@@ -54,6 +55,7 @@ def test_two_servers_one_postgres_racing_moves(tmp_path, sink: Sink, postgres_ur
                                                                for i in range(n_boards)]), [
         (names[2 * i], names[2 * i + 1]) for i in range(n_boards)], strict=True)}
     servers = [ServerProcess(postgres_url, free_port(), sink.port, tmp_path / f"serve{i}.log") for i in range(2)]
+    procs.extend(servers)
     for server in servers:
         server.start()
     accepted: set[str] = set()

@@ -61,9 +61,10 @@ def script() -> list[tuple[str, str, str]]:
     ]
 
 
-def test_no_password_anywhere_the_server_writes(tmp_path, sink: Sink) -> None:
+def test_no_password_anywhere_the_server_writes(tmp_path, sink: Sink, procs: list[ServerProcess]) -> None:
     url = f"sqlite:///{tmp_path / 'secrets.db'}"
     server = ServerProcess(url, free_port(), sink.port, tmp_path / "serve.log")
+    procs.append(server)
     server.start()
     try:
         for n, (sender, subject, body) in enumerate(script()):
