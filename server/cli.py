@@ -455,3 +455,7 @@ def remind(app: App, now_text: str | None, dry_run: bool) -> None:
     for line in summary.listing:
         click.echo(line)
     click.echo(summary.line())
+
+
+if __name__ == "__main__":  # python -m server.cli, where the console script is not installed
+    main()
