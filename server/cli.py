@@ -376,6 +376,34 @@ def inbound_retry(app: App, ids: tuple[int, ...]) -> None:
 
 
 @main.command()
+@click.option("--days", type=float, default=30.0, show_default=True, help="Keep what is younger than this.")
+@pass_app
+def prune(app: App, days: float) -> None:
+    """Delete handled mail older than --days: received mail that is done, ignored or a
+    duplicate, and replies that were sent.
+
+    Received mail holds what players typed, passwords included, so it should
+    not be kept for ever; run this from cron.  Mail still waiting, set aside or
+    failed is kept.  A copy of a message re-sent after its original was pruned
+    is handled again, where a move's #N still stops it from playing twice.
+    """
+    from datetime import timedelta
+
+    from sqlalchemy import delete
+
+    cutoff = utcnow() - timedelta(days=days)
+
+    def work(session):  # type: ignore[no-untyped-def]
+        gone_in = session.execute(delete(Inbound).where(
+            Inbound.status.in_(["done", "ignored", "duplicate"]), Inbound.received_at < cutoff)).rowcount
+        gone_out = session.execute(delete(Outbox).where(Outbox.status == "sent", Outbox.created_at < cutoff)).rowcount
+        return gone_in, gone_out
+
+    gone_in, gone_out = app.db.run(work)
+    click.echo(f"pruned {gone_in} received and {gone_out} sent messages older than {days:g} days")
+
+
+@main.command()
 @pass_app
 def status(app: App) -> None:
     """Queue depths, active boards per game and the last error."""

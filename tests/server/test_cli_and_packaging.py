@@ -135,3 +135,30 @@ def test_wheel_carries_templates_and_migrations(tmp_path: Path) -> None:
     lines = probe.stdout.decode().split()
     assert probe.returncode == 0, probe.stderr.decode()
     assert all(line.startswith(str(target)) for line in lines), lines
+
+
+def test_prune_drops_old_handled_mail_and_keeps_the_rest(sqlite_url: str) -> None:
+    from datetime import timedelta
+
+    from click.testing import CliRunner
+
+    from server.cli import main
+    from server.model import utcnow
+
+    db = Database(sqlite_url)
+    db.upgrade()
+    old, new = utcnow() - timedelta(days=40), utcnow()
+    with db.transaction() as s:
+        for status, when in [("done", old), ("ignored", old), ("duplicate", old), ("shunted", old), ("new", old),
+                             ("done", new)]:
+            s.add(Inbound(mail_from="a@example.org", rcpt_to=[ADDRESS], dedupe_key=f"k{status}{when}",
+                          raw=b"Subject: signup a secretpw\r\n\r\n", status=status, received_at=when, results=[]))
+        for status, when in [("sent", old), ("failed", old), ("pending", old), ("sent", new)]:
+            s.add(Outbox(envelope_from=ADDRESS, recipients=["a@example.org"], message=b"x", status=status,
+                         created_at=when))
+    result = CliRunner().invoke(main, ["--database-url", sqlite_url, "prune", "--days", "30"], catch_exceptions=False)
+    assert "pruned 3 received and 1 sent" in result.output
+    with db.transaction() as s:
+        assert sorted(r.status for r in s.scalars(select(Inbound))) == ["done", "new", "shunted"]
+        assert sorted(r.status for r in s.scalars(select(Outbox))) == ["failed", "pending", "sent"]
+    db.dispose()
