@@ -256,6 +256,12 @@ def read_comment(body: str) -> str:
     return text[:MAX_COMMENT]
 
 
+#: Header fields read at most; a message with more is stored but not answered.
+MAX_HEADER_FIELDS = 1000
+TOO_MANY_HEADERS = f"more than {MAX_HEADER_FIELDS} header fields"
+_FIELD_START = re.compile(rb"\n(?=[^ \t\r\n])")
+
+
 def read_message(raw: bytes, problems: list[str]) -> Message:
     """The parsed message; never raises.
 
@@ -267,6 +273,15 @@ def read_message(raw: bytes, problems: list[str]) -> Message:
     headers_only = len(_BOUNDARY.findall(raw)) > MAX_MULTIPARTS
     if headers_only:
         problems.append(f"more than {MAX_MULTIPARTS} multipart boundaries: body not read")
+    head, sep, body = raw.partition(b"\n\n") if b"\r\n\r\n" not in raw else raw.partition(b"\r\n\r\n")
+    starts = [m.start() for m in _FIELD_START.finditer(head)]
+    if len(starts) > MAX_HEADER_FIELDS:
+        # The header parser is slow per field (seconds for 50,000); no
+        # person's client writes this many, so only the first ones are read
+        # and the mail is not answered (see parse_message).  Folded lines of
+        # one long field do not count.
+        problems.append(TOO_MANY_HEADERS)
+        raw = head[: starts[MAX_HEADER_FIELDS] + 1] + sep + body
     for pol in (policy.default, policy.compat32):  # policy.default can raise on very broken headers
         try:
             return BytesParser(policy=pol).parsebytes(raw, headersonly=headers_only)
@@ -309,7 +324,7 @@ def parse_message(raw: bytes, envelope_from: str, own: set[str], max_commands: i
         commands=commands,
         multiple=multiple,
         comment=comment,
-        no_reply_reason=no_reply_reason(msg, envelope_from, own),
+        no_reply_reason=TOO_MANY_HEADERS if TOO_MANY_HEADERS in problems else no_reply_reason(msg, envelope_from, own),
         truncated=truncated,
         problems=problems,
     )

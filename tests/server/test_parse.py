@@ -91,3 +91,14 @@ def test_no_reply_reasons() -> None:
     bounce = mail("Undelivered Mail")
     bounce.replace_header("From", "MAILER-DAEMON@example.org")
     assert parse(bounce).no_reply_reason
+
+
+def test_a_flood_of_headers_is_cut_and_not_answered() -> None:
+    raw = (b"From: alice@example.org\r\nSubject: help\r\n" + b"X-Loop: somewhere@else\r\n" * 50_000
+           + b"\r\nbody\r\n")
+    parsed = parse_message(raw, "alice@example.org", OWN)
+    assert parsed.no_reply_reason == "more than 1000 header fields"
+    assert parsed.subject == "help"
+    normal = parse_message(b"From: alice@example.org\r\nSubject: help\r\n" + b"X-Note: x\r\n" * 900 + b"\r\n\r\n",
+                           "alice@example.org", OWN)
+    assert normal.no_reply_reason is None and normal.commands == ["help"]
