@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 from server.config import Settings
 from server.database import Database
@@ -18,6 +19,39 @@ from server.outbox import Deliverer
 from server.worker import Worker
 
 log = logging.getLogger("pbmserv.serve")
+
+
+class LoopErrors:
+    """Log a loop's failures without flooding the log during an outage.
+
+    The first failure is logged with its traceback; while the same trouble
+    lasts (a database that is down fails every poll), one line a minute says
+    it goes on; recovery is logged once.
+    """
+
+    REPEAT_SECONDS = 60.0
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.since: float | None = None
+        self.count = 0
+        self.last_report = 0.0
+
+    def failed(self) -> None:
+        now = time.monotonic()
+        self.count += 1
+        if self.since is None:
+            self.since = self.last_report = now
+            log.exception("%s error", self.name)
+        elif now - self.last_report >= self.REPEAT_SECONDS:
+            self.last_report = now
+            log.error("%s still failing: %d errors in %.0f s", self.name, self.count, now - self.since)
+
+    def recovered(self) -> None:
+        if self.since is not None:
+            log.warning("%s recovered after %d errors in %.0f s", self.name, self.count,
+                        time.monotonic() - self.since)
+            self.since, self.count = None, 0
 
 
 class Server:
@@ -53,22 +87,28 @@ class Server:
         self.db.dispose()
 
     def _work_loop(self) -> None:
+        errors = LoopErrors("worker loop")
         while not self.stopping.is_set():
             try:
                 if self.worker.run_once():
                     self.outbox_ready.set()
+                    errors.recovered()
                     continue
+                errors.recovered()
             except Exception:
-                log.exception("worker loop error")
+                errors.failed()
             self.inbound_ready.wait(self.settings.poll_interval)
             self.inbound_ready.clear()
 
     def _deliver_loop(self) -> None:
+        errors = LoopErrors("delivery loop")
         while not self.stopping.is_set():
             try:
                 if self.settings.relay and self.deliverer.run_once():
+                    errors.recovered()
                     continue
+                errors.recovered()
             except Exception:
-                log.exception("delivery loop error")
+                errors.failed()
             self.outbox_ready.wait(self.settings.poll_interval)
             self.outbox_ready.clear()
