@@ -11,6 +11,8 @@ import random
 import sys
 import time
 
+from baseline import chess_rate  # noqa: E402  (bench/ is on sys.path when run as a script)
+
 from games.warpweft import GAME
 
 
@@ -28,23 +30,6 @@ def warpweft_rate(size: int, primary: str, seconds: float) -> tuple[float, float
         games += 1
     elapsed = time.perf_counter() - start
     return plies / elapsed, games / elapsed
-
-
-def chess_rate(seconds: float) -> float | None:
-    """Plies per second of random python-chess games, or None if not installed."""
-    try:
-        import chess
-    except ImportError:
-        return None
-    rng = random.Random(1)
-    plies = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        board = chess.Board()
-        while not board.is_game_over(claim_draw=False) and board.ply() < 400:
-            board.push(rng.choice(list(board.legal_moves)))
-            plies += 1
-    return plies / (time.perf_counter() - start)
 
 
 def main() -> None:
