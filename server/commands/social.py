@@ -89,35 +89,46 @@ class Chat(GameCommand):
                       subject=subject, mails=mails, references=[root])
 
 
+class Follow(GameCommand):
+    """Subscribe a user to a board; ``kind`` is "watch" or "notify"."""
+
+    kind = "watch"
+    subject_word = "subscribed"
+    password_args = (2,)
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        board, user = open_board(ctx, game, args, f"{self.name} BOARD USERID PASSWORD")
+        check_can_follow(ctx, game, board, user, self.kind)
+        ctx.session.add(Subscription(board_id=board.id, user_id=user.id, kind=self.kind))
+        return Result(self.confirmation(game, board.number, user.userid),
+                      subject=f"{game.title} Board {board.number} {self.subject_word}")
+
+    def confirmation(self, game: Game, number: int, userid: str) -> str:
+        raise NotImplementedError
+
+
 @game_verb
-class Subscribe(GameCommand):
+class Subscribe(Follow):
     name = "subscribe"
     argument_description = "BOARD USERID PASSWORD"
     description = "Watch a board: receive every move mail (until 'unsubscribe' or the end)."
-    password_args = (2,)
+    kind = "watch"
 
-    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
-        board, user = open_board(ctx, game, args, "subscribe BOARD USERID PASSWORD")
-        check_can_follow(ctx, game, board, user, "watch")
-        ctx.session.add(Subscription(board_id=board.id, user_id=user.id, kind="watch"))
-        return Result(f"{user.userid} now watches {game.title} Board {board.number}: every move mail comes to "
-                      f"you too. {game.name} unsubscribe {board.number} {user.userid} PASSWORD stops it.",
-                      subject=f"{game.title} Board {board.number} subscribed")
+    def confirmation(self, game: Game, number: int, userid: str) -> str:
+        return (f"{userid} now watches {game.title} Board {number}: every move mail comes to "
+                f"you too. {game.name} unsubscribe {number} {userid} PASSWORD stops it.")
 
 
 @game_verb
-class Notify(GameCommand):
+class Notify(Follow):
     name = "notify"
     argument_description = "BOARD USERID PASSWORD"
     description = "Be told (once, with the final board) when the board ends; 'unsubscribe' undoes it."
-    password_args = (2,)
+    kind = "notify"
+    subject_word = "notify"
 
-    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
-        board, user = open_board(ctx, game, args, "notify BOARD USERID PASSWORD")
-        check_can_follow(ctx, game, board, user, "notify")
-        ctx.session.add(Subscription(board_id=board.id, user_id=user.id, kind="notify"))
-        return Result(f"{user.userid} will be told when {game.title} Board {board.number} ends.",
-                      subject=f"{game.title} Board {board.number} notify")
+    def confirmation(self, game: Game, number: int, userid: str) -> str:
+        return f"{userid} will be told when {game.title} Board {number} ends."
 
 
 @game_verb
