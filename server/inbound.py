@@ -1,37 +1,85 @@
 """Storing received mail: what happens between DATA and the 250.
 
 The message is committed before the listener (or ``pbmserv process``)
-answers, so a 250 always means "durably ours".
+answers, so a 250 always means "durably ours".  Before storing, the sender
+is classified (``known``: its From address belongs to an account) for the
+fair queue, and two throttles answer 450 instead of storing: the hourly
+per-sender limit (keyed on both the envelope sender and the From address,
+since a flood rotates MAIL FROM) and, for unknown senders, the size of
+their shared backlog.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
+from email.utils import parseaddr
 
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from server.database import Database
-from server.model import Inbound, utcnow
-from server.parse import dedupe_key
+from server.dedupe import dedupe_key
+from server.guards import header_block, header_fields, path_problem
+from server.model import Address, Inbound, User, utcnow
 
 
 class RateLimited(Exception):
     """The sender has sent more than the hourly cap (a robot loop, most likely)."""
 
 
-def store(db: Database, raw: bytes, mail_from: str, rcpt_to: list[str], rate_limit: int | None = None) -> int:
-    def work(session) -> int:  # type: ignore[no-untyped-def]
-        if rate_limit and mail_from:
-            since = utcnow() - timedelta(hours=1)
-            recent = session.scalar(
-                select(func.count()).select_from(Inbound).where(Inbound.mail_from == mail_from, Inbound.received_at >= since)
-            )
-            if recent >= rate_limit:
+class Backlogged(RateLimited):
+    """Too much mail from unknown senders is waiting: strangers are asked to come back later."""
+
+
+def from_address(raw: bytes) -> str:
+    """The From header's address, lower-cased, read without the parser (the header is capped already)."""
+    for field in header_fields(header_block(raw)):
+        name, _, value = field.partition(b":")
+        if name.strip().lower() == b"from":
+            text = value.decode("utf-8", "replace").replace("\r", "").replace("\n", "")
+            address = parseaddr(text)[1].strip().lower()[:320]
+            return "" if path_problem(address) else address
+    return ""
+
+
+def is_known(session: Session, address: str) -> bool:
+    """Whether ``address`` is a confirmed address of an active account."""
+    if not address:
+        return False
+    return session.scalar(
+        select(Address.id).join(User).where(func.lower(Address.address) == address, Address.confirmed,
+                                            User.active).limit(1)
+    ) is not None
+
+
+def _recent(session: Session, column, value: str) -> int:  # type: ignore[no-untyped-def]
+    since = utcnow() - timedelta(hours=1)
+    return session.scalar(select(func.count()).select_from(Inbound).where(column == value, Inbound.received_at >= since)) or 0
+
+
+def store(db: Database, raw: bytes, mail_from: str, rcpt_to: list[str], rate_limit: int | None = None,
+          unknown_backlog: int | None = None, known: bool = False) -> int:
+    """Store one message; ``known`` marks mail already proven (a valid reply token)."""
+    sender = from_address(raw) or ("" if path_problem(mail_from) else mail_from.lower()[:320])
+
+    def work(session: Session) -> int:
+        trusted = known or is_known(session, sender)
+        if rate_limit:
+            if mail_from and _recent(session, Inbound.mail_from, mail_from) >= rate_limit:
                 raise RateLimited(mail_from)
+            if sender and sender != mail_from.lower() and _recent(session, Inbound.sender, sender) >= rate_limit:
+                raise RateLimited(sender)
+        if unknown_backlog and not trusted:
+            waiting = session.scalar(select(func.count()).select_from(Inbound).where(
+                Inbound.status == "new", Inbound.known.is_(False)))
+            if waiting >= unknown_backlog:
+                raise Backlogged(sender)
         row = Inbound(
             mail_from=mail_from,
             rcpt_to=list(rcpt_to),
-            dedupe_key=dedupe_key(raw),
+            sender=sender,
+            known=trusted,
+            dedupe_key=dedupe_key(raw, sender),
             raw=raw,
             status="new",
             results=[],

@@ -10,7 +10,6 @@ answers with a clear error.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -58,19 +57,6 @@ class ParsedMail:
     no_reply_reason: str | None = None
     truncated: bool = False
     problems: list[str] = field(default_factory=list)
-
-
-def dedupe_key(raw: bytes) -> str:
-    """Message-ID if there is one, else a digest of the bytes."""
-    try:
-        head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
-        msg = BytesParser(policy=policy.compat32).parsebytes(head + b"\n\n", headersonly=True)
-        mid = (msg.get("Message-ID") or "").strip()
-    except Exception:
-        mid = ""
-    if mid and len(mid) < 290:
-        return "mid:" + mid
-    return "sha:" + hashlib.sha256(raw).hexdigest()
 
 
 def normalise(text: str) -> str:

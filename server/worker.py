@@ -18,7 +18,7 @@ import traceback
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import or_, select
+from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -26,6 +26,7 @@ import games
 from server.commands import CommandError, Context, Request, Result, describe, dispatch, masked_line
 from server.config import Settings
 from server.database import Database
+from server.fairqueue import FairQueue
 from server.model import Inbound, utcnow
 from server.parse import ParsedMail, parse_message
 from server.replies import Mail, queue
@@ -67,25 +68,38 @@ class Worker:
         self.settings = settings
         self.name = name or worker_name()
         self.own = {a.lower() for a in settings.addresses}
+        self.queue = FairQueue(settings.unknown_per_minute)
+        #: Messages whose last try ended in a database outage: not their fault, given back.
+        self.refund: set[int] = set()
 
     # -- claiming ----------------------------------------------------------
     def claim(self) -> int | None:
-        """The oldest unclaimed new message, claimed for a lease."""
+        """The next message by the fair queue, claimed for a lease; the try is counted now.
+
+        A try counts when the message is taken, before it runs: a mail that
+        kills the process (out of memory, SIGKILL) never raises, and was
+        taken again after every restart.  Past MAX_TRIES claims it is set
+        aside and its sender told.  Finishing gives the try back (``tries``
+        counts unfinished attempts); so does a database outage.
+        """
 
         def work(session: Session) -> int | None:
             now = utcnow()
-            row = session.scalars(
-                select(Inbound)
-                .where(Inbound.status == "new", or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < now))
-                .order_by(Inbound.id)
-                .limit(1)
-                .with_for_update(skip_locked=True)
-            ).first()
-            if row is None:
-                return None
-            row.claimed_by = self.name
-            row.claimed_until = now + timedelta(seconds=self.settings.lease_seconds)
-            return row.id
+            while True:
+                row = self.queue.pick(session, now)
+                if row is None:
+                    return None
+                if row.id in self.refund:
+                    self.refund.discard(row.id)
+                else:
+                    row.tries += 1
+                if row.tries > MAX_TRIES:
+                    row.error = (row.error or "") + f"\n(set aside when taken for try {row.tries})"
+                    self._set_aside(session, row)
+                    continue
+                row.claimed_by = self.name
+                row.claimed_until = now + timedelta(seconds=self.settings.lease_seconds)
+                return row.id
 
         return self.db.run(work)
 
@@ -114,6 +128,7 @@ class Worker:
             # lapses and it is taken again once the database is back.
             log.warning("inbound %d: database unavailable (%s); it will be retried", inbound_id,
                         type(exc.orig).__name__)
+            self.refund.add(inbound_id)
         except Exception:
             self._failed(inbound_id, traceback.format_exc())
 
@@ -135,7 +150,9 @@ class Worker:
             return
         parsed = parse_message(raw, mail_from, self.own, self.settings.max_commands)
         if duplicate:
-            self._finish_quietly(inbound_id, "duplicate", f"same message as an earlier one ({key[:80]})")
+            reason = f"same Message-ID, sender and content as an earlier one ({key[:40]})"
+            log.info("inbound %d from %r dropped as a duplicate: %s", inbound_id, mail_from, reason)
+            self._finish_quietly(inbound_id, "duplicate", reason)
             return
         if parsed.no_reply_reason or not parsed.reply_to:
             reason = parsed.no_reply_reason or "no address to answer"
@@ -165,6 +182,7 @@ class Worker:
                 row.status = status
                 row.error = reason
                 row.done_at = utcnow()
+                row.tries = 0
 
         self.db.run(work)
 
@@ -190,6 +208,7 @@ class Worker:
                 row.status = "done"
                 row.done_at = utcnow()
                 row.claimed_until = None
+                row.tries = 0
             ms = (time.perf_counter() - started) * 1000
             log.info("command from=%s cmd=%r result=%s ms=%.1f", parsed.reply_to, result[0],
                      "ok" if result[1].ok else "refused: " + result[1].text.splitlines()[0][:120], ms)
@@ -253,30 +272,34 @@ class Worker:
 
     # -- failures -----------------------------------------------------------
     def _failed(self, inbound_id: int, error: str) -> None:
-        """An unexpected error: count the try; after MAX_TRIES set the message aside."""
+        """An unexpected error: the try was counted when claimed; back off, or set the message aside."""
         log.error("inbound %d failed:\n%s", inbound_id, error)
 
         def work(session: Session) -> None:
             row = session.get(Inbound, inbound_id, with_for_update=True)
             if row is None or row.status != "new":
                 return
-            row.tries += 1
             row.error = error[-4000:]
             row.claimed_until = utcnow() + timedelta(seconds=min(60, 2**row.tries))
             if row.tries >= MAX_TRIES:
-                row.status = "shunted"
-                row.claimed_until = None
-                parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands)
-                if parsed.reply_to and not parsed.no_reply_reason:
-                    body = render_template("shunted.txt", subject=parsed.subject, tries=row.tries)
-                    notice = Mail(to=[parsed.reply_to], subject="pbmserv Error", body=body,
-                                  in_reply_to=parsed.message_id or None)
-                    try:
-                        with session.begin_nested():
-                            queue(session, self.settings, notice)
-                    except Exception:
-                        # The notice must not keep the message from being set aside:
-                        # if it cannot be composed, the message is retried forever.
-                        log.exception("inbound %d: cannot compose the set-aside notice", inbound_id)
+                self._set_aside(session, row)
 
         self.db.run(work)
+
+    def _set_aside(self, session: Session, row: Inbound) -> None:
+        """Shunt ``row`` and tell its sender (the notice may fail; the shunt may not)."""
+        row.status = "shunted"
+        row.claimed_until = None
+        log.error("inbound %d set aside after %d tries", row.id, row.tries)
+        parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands)
+        if parsed.reply_to and not parsed.no_reply_reason:
+            body = render_template("shunted.txt", subject=parsed.subject[:200], tries=row.tries)
+            notice = Mail(to=[parsed.reply_to], subject="pbmserv Error", body=body,
+                          in_reply_to=parsed.message_id or None)
+            try:
+                with session.begin_nested():
+                    queue(session, self.settings, notice)
+            except Exception:
+                # The notice must not keep the message from being set aside:
+                # if it cannot be composed, the message is retried forever.
+                log.exception("inbound %d: cannot compose the set-aside notice", row.id)
