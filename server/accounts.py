@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from server.errors import CommandError
@@ -36,6 +36,11 @@ def check_addresses(addresses: list[str], fallback: str) -> list[str]:
     out = []
     for addr in addresses or [fallback]:
         addr = addr.strip("<>,;")
+        if not (addr.isascii() and addr.isprintable()):
+            # A non-ASCII address needs SMTPUTF8 all the way; control characters
+            # (NUL, ESC, DEL) reached RCPT and stalled delivery for everyone.
+            raise CommandError(f"{ascii(addr)[:80]} is not a mail address this server can deliver to: "
+                               "give one in plain ASCII letters")
         if not ADDRESS.match(addr) or len(addr) > 320:
             raise CommandError(f"{addr!r} is not a mail address")
         if addr.lower() not in (a.lower() for a in out):
@@ -47,6 +52,19 @@ def check_addresses(addresses: list[str], fallback: str) -> list[str]:
 
 def find_user(session: Session, userid: str) -> User | None:
     return session.scalars(select(User).where(User.userid == userid.lower())).one_or_none()
+
+
+def owner_of(session: Session, address: str) -> User | None:
+    """The active account whose confirmed address ``address`` is (case-insensitive), if any.
+
+    What "known sender" means everywhere: the fair queue, challenge
+    attribution and the limits on replies to strangers.
+    """
+    if not address:
+        return None
+    row = session.scalars(select(Address).join(User).where(
+        func.lower(Address.address) == address.lower(), Address.confirmed, User.active).limit(1)).first()
+    return row.user if row is not None else None
 
 
 def require_user(session: Session, userid: str) -> User:

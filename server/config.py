@@ -61,7 +61,7 @@ class Settings:
     #: Replies the server sends per hour in all; beyond it mail waits and ``status`` alerts.
     outbound_per_hour: int = 5000
     #: Replies one address receives per day (Mailman's autoresponse limit) ...
-    replies_per_recipient_day: int = 200
+    replies_per_recipient_day: int = 1000
     #: ... and an address that belongs to no account.
     replies_per_stranger_day: int = 10
 

@@ -17,10 +17,11 @@ from email.utils import parseaddr
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from server.accounts import owner_of
 from server.database import Database
 from server.dedupe import dedupe_key
 from server.guards import header_block, header_fields, path_problem
-from server.model import Address, Inbound, User, utcnow
+from server.model import Inbound, utcnow
 
 
 class RateLimited(Exception):
@@ -42,16 +43,6 @@ def from_address(raw: bytes) -> str:
     return ""
 
 
-def is_known(session: Session, address: str) -> bool:
-    """Whether ``address`` is a confirmed address of an active account."""
-    if not address:
-        return False
-    return session.scalar(
-        select(Address.id).join(User).where(func.lower(Address.address) == address, Address.confirmed,
-                                            User.active).limit(1)
-    ) is not None
-
-
 def _recent(session: Session, column, value: str) -> int:  # type: ignore[no-untyped-def]
     since = utcnow() - timedelta(hours=1)
     return session.scalar(select(func.count()).select_from(Inbound).where(column == value, Inbound.received_at >= since)) or 0
@@ -63,7 +54,7 @@ def store(db: Database, raw: bytes, mail_from: str, rcpt_to: list[str], rate_lim
     sender = from_address(raw) or ("" if path_problem(mail_from) else mail_from.lower()[:320])
 
     def work(session: Session) -> int:
-        trusted = known or is_known(session, sender)
+        trusted = known or owner_of(session, sender) is not None
         if rate_limit:
             if mail_from and _recent(session, Inbound.mail_from, mail_from) >= rate_limit:
                 raise RateLimited(mail_from)

@@ -23,12 +23,14 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 import games
+from server import limits
 from server.commands import CommandError, Context, Request, Result, describe, dispatch, masked_line
 from server.config import Settings
 from server.database import Database
 from server.fairqueue import FairQueue
 from server.model import Inbound, utcnow
 from server.parse import ParsedMail, parse_message
+from server.quota import is_stranger, quote_for_stranger
 from server.replies import Mail, queue
 from server.resources import render_template
 
@@ -195,7 +197,10 @@ class Worker:
                 return  # applied already (by us before a crash, or by another worker)
             started = time.perf_counter()
             result = self._execute(session, parsed, line)
-            row.results = [*row.results, {"command": result[0], "ok": result[1].ok, "text": result[1].text,
+            text = result[1].text
+            if parsed.multiple:  # the combined reply stops growing once it is full
+                text = limits.fit_result(text, sum(len(r["text"]) for r in row.results))
+            row.results = [*row.results, {"command": result[0], "ok": result[1].ok, "text": text,
                                            "subject": result[1].subject, "references": result[1].references}]
             row.commands_done = index + 1
             last = index + 1 >= max(1, len(parsed.commands))
@@ -231,7 +236,8 @@ class Worker:
                 sender_copy = self._queue_mails(session, parsed, result)
         except (CommandError, games.GameError) as exc:
             subject = error_subject(words, exc)
-            return shown, StepResult(False, str(exc), subject, []), self._error_mail(parsed, shown, str(exc), subject)
+            return shown, StepResult(False, str(exc), subject, []), self._error_mail(parsed, shown, str(exc), subject,
+                                                                                      session)
         outcome = StepResult(True, result.text, result.subject, result.references)
         if sender_copy:
             return shown, outcome, None
@@ -252,7 +258,11 @@ class Worker:
             queue(session, self.settings, mail)
         return copy and not parsed.multiple
 
-    def _error_mail(self, parsed: ParsedMail, shown: str, reason: str, subject: str) -> Mail:
+    def _error_mail(self, parsed: ParsedMail, shown: str, reason: str, subject: str,
+                    session: Session | None = None) -> Mail:
+        if session is not None and is_stranger(session, parsed.reply_to):
+            # Anyone can set a Reply-To: no attacker text reflected to a third party.
+            shown, reason = quote_for_stranger(shown), reason[:200]
         body = render_template("error.txt", command=shown, reason=reason)
         return Mail(to=[parsed.reply_to], subject=subject, body=body, in_reply_to=parsed.message_id or None)
 

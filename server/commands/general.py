@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 import games
-from server import accounts, boards
+from server import accounts, boards, limits
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GAME_VERBS, GENERAL, general
 from server.model import Board, Seat
@@ -196,39 +196,52 @@ def boards_table(board_list: list[Board], title: str) -> str:
 @general
 class List(Command):
     name = "list"
-    argument_description = "[GAME ...]"
-    description = "The active boards of those games (of all games if none)."
+    argument_description = "[GAME ...] [page N]"
+    description = f"The active boards of those games (of all games if none), {limits.ROWS_PER_REPLY} a page."
 
     def process(self, ctx: Context, args: list[str]) -> Result:
+        args, page = limits.page_arg(args, "list [GAME ...] [page N]")
         chosen = [boards.plugin_for(a) for a in args] if args else games.available()
         parts = []
         for game in chosen:
+            active = (Board.game == game.name, Board.status == "active")
+            total = ctx.session.scalar(select(func.count()).select_from(Board).where(*active)) or 0
             rows = ctx.session.scalars(
-                select(Board).where(Board.game == game.name, Board.status == "active").order_by(Board.number)
+                select(Board).where(*active).order_by(Board.number)
+                .offset((page - 1) * limits.ROWS_PER_REPLY).limit(limits.ROWS_PER_REPLY)
             ).all()
-            parts.append(boards_table(list(rows), f"{game.title} ({game.name})"))
+            table = boards_table(list(rows), f"{game.title} ({game.name})")
+            note = limits.more_note(total, page, limits.ROWS_PER_REPLY, f"list {game.name}")
+            parts.append(table + ("\n" + note if note else ""))
         return Result("\n\n".join(parts), subject="pbmserv list")
 
 
 @general
 class All(Command):
     name = "all"
-    argument_description = "show USERID [next|active]"
-    description = "That user's boards in every game; 'next': only where it is their move."
+    argument_description = "show USERID [next|active] [page N]"
+    description = (f"That user's boards in every game ({limits.BOARDS_PER_REPLY} a page); "
+                   "'next': only where it is their move.")
+    USAGE = "all show USERID [next|active] [page N]"
 
     def process(self, ctx: Context, args: list[str]) -> Result:
-        if len(args) < 2 or args[0].lower() != "show" or (len(args) > 2 and args[2].lower() not in ("next", "active")):
-            raise CommandError("Usage: all show USERID [next|active]")
+        args, page = limits.page_arg(args, self.USAGE)
+        if len(args) < 2 or args[0].lower() != "show" or len(args) > 3 or (
+                len(args) > 2 and args[2].lower() not in ("next", "active")):
+            raise CommandError(f"Usage: {self.USAGE}")
         user = accounts.require_user(ctx.session, args[1])
         only_next = len(args) > 2 and args[2].lower() == "next"
+        where = [Seat.user_id == user.id, Board.status == "active"]
+        if only_next:
+            where.append(Board.to_move == Seat.seat)
+        total = ctx.session.scalar(select(func.count()).select_from(Board).join(Seat).where(*where)) or 0
+        size = limits.BOARDS_PER_REPLY
         rows = ctx.session.scalars(
-            select(Board).join(Seat).where(Seat.user_id == user.id, Board.status == "active").order_by(Board.game, Board.number)
+            select(Board).join(Seat).where(*where).order_by(Board.game, Board.number)
+            .offset((page - 1) * size).limit(size)
         ).all()
         parts = []
         for board in rows:
-            mover = boards.user_to_move(board)
-            if only_next and (mover is None or mover.id != user.id):
-                continue
             game = boards.plugin_for(board.game)
             state = game.load(board.state)
             moves = boards.moves_of(ctx.session, board)
@@ -238,6 +251,10 @@ class All(Command):
             )
         if not parts:
             which = "boards where it is their move" if only_next else "active boards"
-            return Result(f"{user.userid} has no {which}.", subject=f"pbmserv: boards of {user.userid}")
+            there = f" on page {page}" if page > 1 and total else ""
+            return Result(f"{user.userid} has no {which}{there}.", subject=f"pbmserv: boards of {user.userid}")
         sep = "\n" + "=" * 72 + "\n\n"
-        return Result(sep.join(parts), subject=f"pbmserv: boards of {user.userid}")
+        command = " ".join(["all show", user.userid, *args[2:]])
+        note = limits.more_note(total, page, size, command)
+        text = sep.join(parts) + ("\n\n" + note if note else "")
+        return Result(text, subject=f"pbmserv: boards of {user.userid}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from games import Game
-from server import accounts
+from server import accounts, consent
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GameCommand, game_verb, general
 from server.model import Board, Seat, User
@@ -28,7 +28,8 @@ def active_boards(ctx: Context, user: User) -> int:
 def policy_text(ctx: Context, user: User) -> str:
     if user.challenge_policy == "reject":
         return f"{user.userid} refuses all challenges (in every game)."
-    limit = "no limit" if user.board_limit is None else f"at most {user.board_limit} active boards"
+    limit = (f"at most {consent.board_limit(user)} active boards"
+             + (" (the default)" if user.board_limit is None else ""))
     return (f"{user.userid} accepts challenges (in every game), {limit}; "
             f"{user.userid} has {active_boards(ctx, user)} active boards now.")
 
@@ -65,7 +66,8 @@ class RejectChallenges(PolicyCommand):
 class Limit(GameCommand):
     name = "limit"
     argument_description = "USERID PASSWORD [N]"
-    description = "Challenge policy: at most N active boards (no N: no limit)."
+    description = (f"Challenge policy: at most N active boards (no N: the default, "
+                   f"{consent.DEFAULT_BOARD_LIMIT}).")
     password_args = (1,)
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:

@@ -213,11 +213,14 @@ def test_challenge_policy(players: Running) -> None:
 
     out = players.mail("alice@example.org", "tictactoe challenge alice bob")
     assert len(out) == 1 and "bob does not accept challenges" in out[0].text and count_boards() == 0
-    # A player may still start a board of their own.
+    # The policy holds for a challenge from bob's own address too: a From can be forged (issue 20).
+    out = players.mail("bob@example.org", "tictactoe challenge bob alice")
+    assert "bob does not accept challenges" in out[0].text and count_boards() == 0
+    out = players.mail("bob@example.org", "tictactoe accept bob banana2")
+    assert ("bob accepts challenges (in every game), at most 100 active boards (the default); "
+            "bob has 0 active boards now.") in flat(out[0].text)
     players.mail("bob@example.org", "tictactoe challenge bob alice")
     assert count_boards() == 1
-    out = players.mail("bob@example.org", "tictactoe accept bob banana2")
-    assert "bob accepts challenges (in every game), no limit; bob has 1 active boards now." in flat(out[0].text)
     out = players.mail("bob@example.org", "tictactoe limit bob banana2 2")
     assert "at most 2 active boards" in out[0].text
     players.mail("alice@example.org", "tictactoe challenge alice bob")
