@@ -96,11 +96,14 @@ def change_key(diff_lines: list[str]) -> str:
     return "\n".join(changed)
 
 
-def mutants_of(module: str) -> list[Mutant]:
-    """Every mutant mutmut's operators make of `module`, in a stable order."""
+def mutants_of(module: str, tree_root: Path = ROOT) -> list[Mutant]:
+    """Every mutant mutmut's operators make of `module`, in a stable order.
+
+    The module is read from `tree_root`, the copy the mutants will run in, so
+    editing the checkout during a run cannot mix two versions."""
     from mutmut.mutation.file_mutation import create_mutations, deep_replace
 
-    original = (ROOT / module).read_text()
+    original = (tree_root / module).read_text()
     tree, mutations, _classes, _functions = create_mutations(module, original)
     result = []
     for index, mutation in enumerate(mutations):
@@ -163,13 +166,13 @@ def judge(mutant: Mutant, tests: list[str], copies: queue.Queue[Path], timeout: 
 def mutate_module(module: str, tests: list[str], args: argparse.Namespace,
                   copies: queue.Queue[Path], equivalents: dict[tuple[str, str], str]) -> list[Verdict]:
     """Sample the module's mutants and judge each; prints one line per mutant with -v."""
-    everything = mutants_of(module)
+    copy = copies.get()
+    everything = mutants_of(module, copy)
+    baseline, seconds = run_tests(copy, tests, args.timeout or 600)
+    copies.put(copy)
     rng = random.Random(f"{args.seed}:{module}")
     count = len(everything) if args.sample <= 0 else min(args.sample, len(everything))
     sample = sorted(rng.sample(everything, count), key=lambda m: m.index)
-    copy = copies.get()
-    baseline, seconds = run_tests(copy, tests, args.timeout or 600)
-    copies.put(copy)
     if baseline != "passed":
         print(f"{module}: its tests fail without any mutation ({baseline}); skipped", flush=True)
         return []
