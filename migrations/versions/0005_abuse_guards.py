@@ -1,7 +1,7 @@
 """abuse guards: inbound sender/known, address confirmation, password throttle, reply quota
 
-Revision ID: 0004_abuse_guards
-Revises: 0003_inbound_sender_index
+Revision ID: 0005_abuse_guards
+Revises: 0004_server_secrets
 Create Date: 2026-11-25 02:50:00
 
 Issue 20.  Existing addresses count as confirmed (server_default true): they
@@ -14,8 +14,8 @@ import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
-revision: str = '0004_abuse_guards'
-down_revision: str | Sequence[str] | None = '0003_inbound_sender_index'
+revision: str = '0005_abuse_guards'
+down_revision: str | Sequence[str] | None = '0004_server_secrets'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
