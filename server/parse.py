@@ -19,6 +19,8 @@ from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
 from html.parser import HTMLParser
 
+from server.guards import header_problem
+
 #: Lines longer than this are cut before they are read as commands.
 MAX_LINE = 1000
 MAX_COMMENT = 8000
@@ -277,6 +279,11 @@ def read_message(raw: bytes, problems: list[str]) -> Message:
 
 
 def parse_message(raw: bytes, envelope_from: str, own: set[str], max_commands: int = 50) -> ParsedMail:
+    if (problem := header_problem(raw, block=False)) is not None:
+        # The listener refuses these; mail piped to ``pbmserv process`` (or
+        # stored before the check existed) is kept but neither parsed nor answered.
+        return ParsedMail(message_id="", subject="", reply_to="", from_address="", commands=[], multiple=False,
+                          comment="", no_reply_reason=f"headers not read: {problem}", problems=[problem])
     problems: list[str] = []
     msg = read_message(raw, problems)
     subject = clean_subject(_header(msg, "Subject"))[:MAX_LINE]
