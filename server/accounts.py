@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from server.errors import CommandError
 from server.model import Address, User
-from server.passwords import hash_password, verify_password
+from server.passwords import hash_password, needs_rehash, verify_password
 
 USERID = re.compile(r"^[a-z][a-z0-9_.+-]{0,31}$")
 ADDRESS = re.compile(r"^[^@\s<>(),;:\"]+@[A-Za-z0-9.-]+\.?[A-Za-z0-9-]*$")
@@ -75,9 +75,20 @@ def require_user(session: Session, userid: str) -> User:
 
 
 def authenticate(session: Session, userid: str, password: str) -> User:
+    """The user, if ``password`` is theirs; guessing is throttled (server/throttle.py).
+
+    The sender's address comes from ``session.info`` (the worker puts it
+    there); the admin's tool has none and is never throttled.
+    """
+    from server import throttle  # throttle imports replies; accounts sits below both
+
     user = require_user(session, userid)
+    sender = session.info.get(throttle.SENDER_KEY)
+    throttle.check(user, sender)
     if not verify_password(user.password_hash, password):
-        raise CommandError(f"Wrong password for {user.userid}")
+        raise throttle.wrong_password(user, sender)
+    if needs_rehash(user.password_hash):
+        user.password_hash = hash_password(password)  # a weaker hash of old, strengthened on login
     return user
 
 
@@ -96,9 +107,6 @@ def set_password(user: User, password: str) -> None:
     user.password_hash = hash_password(check_password(password))
 
 
-def set_addresses(user: User, addresses: list[str]) -> None:
-    user.addresses = [Address(address=a) for a in addresses]
-
-
 def addresses_of(user: User) -> list[str]:
-    return [a.address for a in user.addresses]
+    """Where the user's mail goes: their confirmed addresses only (server/confirm.py)."""
+    return [a.address for a in user.addresses if a.confirmed]

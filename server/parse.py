@@ -19,6 +19,7 @@ from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
 from html.parser import HTMLParser
 
+from server.autoreply import autoresponder_reason
 from server.guards import header_problem
 
 #: Lines longer than this are cut before they are read as commands.
@@ -204,7 +205,7 @@ def no_reply_reason(msg: Message, envelope_from: str, own: set[str]) -> str | No
     local = sender.partition("@")[0]
     if local in ("mailer-daemon", "postmaster", "noreply", "no-reply"):
         return f"sent by {local}"
-    return None
+    return autoresponder_reason(msg)
 
 
 def split_lines(text: str) -> list[str]:

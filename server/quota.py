@@ -39,12 +39,16 @@ def is_stranger(session: Session, address: str) -> bool:
     return owner_of(session, address) is None
 
 
+def clip_words(text: str, width: int = 24) -> str:
+    """``text`` with every word longer than ``width`` cut (and marked with "...")."""
+    return " ".join(w if len(w) <= width else w[:width] + "..." for w in text.split(" "))
+
+
 def quote_for_stranger(shown: str) -> str:
-    """The first words of a command, for an error reply to a stranger."""
+    """The first words of a command, each clipped, for an error reply to a stranger."""
     words = shown.split()
-    quoted = " ".join(words[:STRANGER_WORDS])[:60]
-    return quoted + (" ..." if len(words) > STRANGER_WORDS or len(quoted) < len(" ".join(words[:STRANGER_WORDS]))
-                     else "")
+    more = " ..." if len(words) > STRANGER_WORDS else ""
+    return clip_words(" ".join(words[:STRANGER_WORDS])) + more
 
 
 def short_for_stranger(body: str) -> str:
@@ -59,6 +63,11 @@ def _count_one(session: Session, address: str, day: date) -> int:
     stmt = stmt.on_conflict_do_update(index_elements=["address", "day"], set_={"count": table.c.count + 1})
     session.execute(stmt)
     return session.scalar(select(ReplyQuota.count).where(ReplyQuota.address == address, ReplyQuota.day == day)) or 0
+
+
+def once_a_day(session: Session, key: str, now: datetime) -> bool:
+    """True the first time ``key`` is counted on a day (a confirmation request per address)."""
+    return _count_one(session, key[:320], now.date()) == 1
 
 
 def admit(session: Session, settings: Settings, recipients: list[str], now: datetime) -> tuple[list[str], bool]:

@@ -23,16 +23,17 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 import games
-from server import limits
+from server import confirm, limits
 from server.commands import CommandError, Context, Request, Result, describe, dispatch, masked_line
 from server.config import Settings
 from server.database import Database
 from server.fairqueue import FairQueue
 from server.model import Inbound, utcnow
 from server.parse import ParsedMail, parse_message
-from server.quota import is_stranger, quote_for_stranger
+from server.quota import clip_words, is_stranger, quote_for_stranger
 from server.replies import Mail, queue
 from server.resources import render_template
+from server.throttle import SENDER_KEY
 
 log = logging.getLogger("pbmserv.worker")
 MAX_TRIES = 3
@@ -134,20 +135,39 @@ class Worker:
         except Exception:
             self._failed(inbound_id, traceback.format_exc())
 
-    def _load(self, inbound_id: int) -> tuple[bytes, str, int, str, str, bool]:
+    def _load(self, inbound_id: int) -> tuple[bytes, str, int, str, str, bool, list[str]]:
         """The stored message, and whether it re-sends an earlier one (one transaction for both)."""
 
-        def work(session: Session) -> tuple[bytes, str, int, str, str, bool]:
+        def work(session: Session) -> tuple[bytes, str, int, str, str, bool, list[str]]:
             row = session.get(Inbound, inbound_id)
             assert row is not None
             duplicate = row.status == "new" and row.commands_done == 0 and self._is_duplicate(
                 session, inbound_id, row.dedupe_key)
-            return row.raw, row.mail_from, row.commands_done, row.status, row.dedupe_key, duplicate
+            return (row.raw, row.mail_from, row.commands_done, row.status, row.dedupe_key, duplicate,
+                    list(row.rcpt_to or []))
+
+        return self.db.run(work)
+
+    def _confirmation(self, inbound_id: int, rcpt_to: list[str]) -> bool:
+        """A reply to an address-confirmation mail (server/confirm.py): handled here, True."""
+
+        def work(session: Session) -> bool:
+            row = session.get(Inbound, inbound_id, with_for_update=True)
+            if row is None or row.status != "new":
+                return True
+            mail = confirm.handle(session, self.settings, rcpt_to)
+            if mail is None:
+                return False
+            queue(session, self.settings, mail)
+            row.status, row.done_at, row.tries, row.claimed_until = "done", utcnow(), 0, None
+            row.results = [{"command": "(address confirmation)", "ok": True, "text": mail.body,
+                            "subject": mail.subject, "references": []}]
+            return True
 
         return self.db.run(work)
 
     def _process(self, inbound_id: int) -> None:
-        raw, mail_from, done, status, key, duplicate = self._load(inbound_id)
+        raw, mail_from, done, status, key, duplicate, rcpt_to = self._load(inbound_id)
         if status != "new":
             return
         parsed = parse_message(raw, mail_from, self.own, self.settings.max_commands)
@@ -155,6 +175,9 @@ class Worker:
             reason = f"same Message-ID, sender and content as an earlier one ({key[:40]})"
             log.info("inbound %d from %r dropped as a duplicate: %s", inbound_id, mail_from, reason)
             self._finish_quietly(inbound_id, "duplicate", reason)
+            return
+        if not parsed.no_reply_reason and confirm.tagged(self.settings, rcpt_to) and self._confirmation(
+                inbound_id, rcpt_to):
             return
         if parsed.no_reply_reason or not parsed.reply_to:
             reason = parsed.no_reply_reason or "no address to answer"
@@ -230,11 +253,16 @@ class Worker:
         request = Request(words=words, line=line, sender=parsed.reply_to, comment=parsed.comment,
                           message_id=parsed.message_id, multiple=parsed.multiple)
         ctx = Context(session=session, settings=self.settings, request=request, now=utcnow())
+        # The From address, not the Reply-To (which anyone sets to the victim's): for the guess throttle.
+        session.info[SENDER_KEY] = parsed.from_address or parsed.reply_to
         try:
             with session.begin_nested():
                 result = dispatch(ctx, words)
                 sender_copy = self._queue_mails(session, parsed, result)
         except (CommandError, games.GameError) as exc:
+            aftermath = getattr(exc, "aftermath", None)
+            for mail in aftermath(session) if aftermath else []:
+                queue(session, self.settings, mail)
             subject = error_subject(words, exc)
             return shown, StepResult(False, str(exc), subject, []), self._error_mail(parsed, shown, str(exc), subject,
                                                                                       session)
@@ -262,7 +290,7 @@ class Worker:
                     session: Session | None = None) -> Mail:
         if session is not None and is_stranger(session, parsed.reply_to):
             # Anyone can set a Reply-To: no attacker text reflected to a third party.
-            shown, reason = quote_for_stranger(shown), reason[:200]
+            shown, reason = quote_for_stranger(shown), clip_words(reason)[:300]
         body = render_template("error.txt", command=shown, reason=reason)
         return Mail(to=[parsed.reply_to], subject=subject, body=body, in_reply_to=parsed.message_id or None)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 import games
-from server import accounts, boards, limits
+from server import accounts, boards, confirm, limits
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GAME_VERBS, GENERAL, general
-from server.model import Board, Seat
+from server.model import Board, Seat, User
 from server.resources import render_template
 
 
@@ -72,6 +72,15 @@ class Help(Command):
         return Result("\n\n".join(parts), subject=f"pbmserv help {' '.join(args)}")
 
 
+def waiting_note(user: User) -> str:
+    """Which of the user's addresses wait for their confirmation reply."""
+    waiting = [a.address for a in user.addresses if not a.confirmed]
+    if not waiting:
+        return ""
+    return ("\n\nWaiting for confirmation (each was sent one mail; a reply to it confirms the address, "
+            f"and nothing else goes there until then): {', '.join(waiting)}\n")
+
+
 @general
 class Signup(Command):
     name = "signup"
@@ -83,11 +92,13 @@ class Signup(Command):
         if len(args) < 2:
             raise CommandError("Usage: signup USERID PASSWORD [ADDRESS ...]")
         addresses = accounts.check_addresses(args[2:], ctx.request.sender)
-        user = accounts.create_user(ctx.session, args[0], args[1], addresses)
+        user = accounts.create_user(ctx.session, args[0], args[1], [])
+        mails = confirm.set_addresses(ctx.session, ctx.settings, user, addresses, ctx.request.sender, ctx.now)
         text = render_template(
-            "signup.txt", userid=user.userid, addresses=", ".join(addresses), address=ctx.settings.address
-        )
-        return Result(text, subject=f"pbmserv: welcome, {user.userid}")
+            "signup.txt", userid=user.userid, addresses=", ".join(accounts.addresses_of(user)) or "(none yet)",
+            address=ctx.settings.address
+        ) + waiting_note(user)
+        return Result(text, subject=f"pbmserv: welcome, {user.userid}", mails=mails)
 
 
 @general
@@ -106,10 +117,10 @@ class Change(Command):
         if what == "address" and len(args) >= 3:
             user = accounts.authenticate(ctx.session, args[1], args[2])
             addresses = accounts.check_addresses(args[3:], ctx.request.sender)
-            accounts.set_addresses(user, addresses)
-            return Result(
-                f"Mail for {user.userid} now goes to: {', '.join(addresses)}", subject="pbmserv: address changed"
-            )
+            mails = confirm.set_addresses(ctx.session, ctx.settings, user, addresses, ctx.request.sender, ctx.now)
+            goes = ", ".join(accounts.addresses_of(user)) or "nowhere until an address is confirmed"
+            return Result(f"Mail for {user.userid} now goes to: {goes}{waiting_note(user)}",
+                          subject="pbmserv: address changed", mails=mails)
         raise CommandError("Usage: change password USERID OLD NEW, or change address USERID PASSWORD [ADDRESS ...]")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Any
 
 from sqlalchemy import func, select
@@ -119,8 +120,9 @@ class Challenge(GameCommand):
         else:
             # Not from an address of the first player: say who really sent it,
             # and do not show the body as any player's words.
-            headline = (f"{game.title} Board {board.number} ({players}) was started by a challenge sent "
-                        f"from {challenger}, not from {users[0].userid}'s address.")
+            headline = textwrap.fill(f"{game.title} Board {board.number} ({players}) was started by a "
+                                     f"challenge sent from {challenger}, not from {users[0].userid}'s address.",
+                                     width=78, break_on_hyphens=False)
             comment_by = f"The challenge mail (from {challenger}, not a player)"
         mails = boards.announce(ctx, board, game, state, headline, new=True, comment_by=comment_by,
                                 comment=ctx.request.comment)
