@@ -58,6 +58,18 @@ def env() -> dict[str, str]:
     return out
 
 
+def known_flags(flags: tuple[str, ...]) -> list[str]:
+    """The ``--name value`` pairs this checkout's CLI knows (so the same attack runs on an older tree)."""
+    from server.cli import main
+
+    known = {opt for param in main.params for opt in param.opts}
+    out: list[str] = []
+    for name, value in zip(flags[::2], flags[1::2], strict=True):
+        if name in known:
+            out += [name, value]
+    return out
+
+
 class Pbmserv:
     """``pbmserv serve`` as a child process, restartable (as systemd would)."""
 
@@ -70,9 +82,9 @@ class Pbmserv:
         self.starts = 0
 
     def args(self, *command: str) -> list[str]:
-        return [sys.executable, "-m", "tests.abuse.launcher", "--database-url", self.url, "--address", ADDRESS,
-                "--relay", f"127.0.0.1:{self.relay_port}", "--listen", f"127.0.0.1:{self.port}",
-                "--retry-base", "0.2", "--lease-seconds", "2", "-v", *self.flags, *command]
+        base = ["--database-url", self.url, "--address", ADDRESS, "--relay", f"127.0.0.1:{self.relay_port}",
+                "--listen", f"127.0.0.1:{self.port}", "--retry-base", "0.2", "--lease-seconds", "2", "-v"]
+        return [sys.executable, "-m", "tests.abuse.launcher", *base, *known_flags(self.flags), *command]
 
     def cli(self, *command: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         """One other ``pbmserv`` command (status, deliver, ...) on the same database."""

@@ -92,6 +92,7 @@ def test_8_a_forged_from_cannot_impersonate_or_bypass_a_policy(start, sink: Sink
     send(server.port, forged, ATTACKER)
     settle(db)
     forged_boards = boards_of(db, "alice")
+    forged_words = any("alice writes:" in m.text for m in sink.messages if m.rcpt_tos == ["bob@players.test"])
     # From a stranger's address, to players who accept: the mails say who sent it.
     send(server.port, mail("alice@players.test", "tictactoe accept alice secret1"), "alice@players.test")
     settle(db)
@@ -99,9 +100,9 @@ def test_8_a_forged_from_cannot_impersonate_or_bypass_a_policy(start, sink: Sink
     send(server.port, mail(ATTACKER, "tictactoe challenge alice bob", "I am alice, really"), ATTACKER)
     settle(db)
     to_bob = [m.text for m in sink.messages if m.rcpt_tos == ["bob@players.test"]]
-    record("8_forged_challenge", boards_despite_reject=forged_boards,
+    record("8_forged_challenge", boards_despite_reject=forged_boards, forged_shown_as_alice_words=forged_words,
            shown_as_alice_words=any("alice writes:" in t for t in to_bob))
-    assert forged_boards == 0
+    assert forged_boards == 0 and not forged_words
     assert to_bob and not any("alice writes:" in t for t in to_bob)
     assert f"sent from {ATTACKER}, not from alice's address" in " ".join(to_bob[0].split())
 

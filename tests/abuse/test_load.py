@@ -58,7 +58,7 @@ def test_1b_a_mail_that_kills_the_server_is_set_aside_after_three_deaths(start, 
     assert send(server.port, mail("victim@players.test", "crashgame help"), "victim@players.test")[0] == 250
     deaths = 0
     for _ in range(size(8, 30)):
-        if not wait_for(lambda: not server.alive, 8):
+        if not wait_for(lambda: not server.alive, 5):
             break  # it stayed up: the mail is no longer taken
         deaths += 1
         server.start()  # systemd's Restart=on-failure
@@ -157,7 +157,7 @@ def test_5_long_headers_are_refused_before_parsing(start, sink: Sink) -> None:
 def test_7_idle_connections_cannot_lock_players_out(start, sink: Sink) -> None:
     """Hundreds of idle connections against a 1,024-descriptor limit; a player still gets in, the log stays small."""
     n = size(300, 1100)
-    server, db = start("--idle-timeout", "4", nofile=256 if not FULL else 1024,
+    server, db = start("--idle-timeout", "2", nofile=256 if not FULL else 1024,
                        setup=lambda db: make_accounts(db, ["alice"]))
     log_before = len(server.log())
     idle: list[socket.socket] = []
@@ -182,10 +182,9 @@ def test_7_idle_connections_cannot_lock_players_out(start, sink: Sink) -> None:
     except (OSError, smtplib.SMTPException) as exc:
         player = type(exc).__name__
     got_in = time.monotonic() - started
-    time.sleep(1.0)
     log_growth = len(server.log()) - log_before
     # The idle timeout closes what the attacker holds open.
-    time.sleep(4.5)
+    time.sleep(2.5)
     closed = 0
     for s in idle:
         s.settimeout(0.05)

@@ -180,7 +180,7 @@ def test_10_reflection_to_a_third_party_is_short_and_capped(start, sink: Sink) -
     assert total == 10
 
 
-def test_13_deploy_files(start) -> None:
+def test_13_deploy_files() -> None:
     """Postfix refuses bare newlines (smuggling); the unit raises the descriptor limit; the README says what to expose."""
     from tests.abuse.harness import ROOT
 

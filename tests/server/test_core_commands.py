@@ -12,6 +12,8 @@ from tests.server.conftest import Running
 def test_help_topics(running: Running) -> None:
     general = running.mail("zed@example.org", "help")[0]
     assert general.subject == "pbmserv help" and "signup USERID PASSWORD" in general.text
+    # An address without an account gets short replies (issue 20): the rest is read as a player.
+    running.mail("zed@example.org", "signup zed zedpw1")
     commands = running.mail("zed@example.org", "help commands")[0].text
     for usage in ("signup USERID PASSWORD [ADDRESS ...]", "GAME move|board|mvoe BOARD USERID PASSWORD MOVE[#N]",
                   "GAME challenge USER1 USER2 [USER3]", "GAME show BOARD[#N]", "all show USERID [next|active]"):
