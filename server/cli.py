@@ -74,18 +74,22 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               show_default=True, help="Seconds a deliverer owns a batch of replies before another may send them.")
 @click.option("--busy-timeout", envvar="PBMSERV_BUSY_TIMEOUT", type=float, default=30.0, show_default=True,
               help="Seconds SQLite waits for another process's lock before the store fails (451 / exit 75).")
+@click.option("--web-url", envvar="PBMSERV_WEB_URL", default=None,
+              help="Public base URL of 'pbmserv web'; board mails then link to the board's page.")
 @click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
 @click.pass_context
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None, listen: str,
          max_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float,
-         lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, verbose: int) -> None:
+         lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, web_url: str | None,
+         verbose: int) -> None:
     """pbmserv: a play-by-email game server."""
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     ctx.obj = App(Settings(database_url=database_url, addresses=addresses, relay=relay, listen=listen,
                            max_size=max_size, rate_limit=rate_limit, nagtime=nagtime, forfeittime=forfeittime,
                            retry_base=retry_base, lease_seconds=lease_seconds,
-                           delivery_lease_seconds=delivery_lease_seconds, busy_timeout=busy_timeout))
+                           delivery_lease_seconds=delivery_lease_seconds, busy_timeout=busy_timeout,
+                           web_url=web_url))
 
 
 @main.command()
@@ -484,6 +488,17 @@ def remind(app: App, now_text: str | None, dry_run: bool) -> None:
         click.echo(line)
     click.echo(summary.line())
 
+
+
+def _register_picture_commands() -> None:
+    from server.cli_pictures import draw, user_pictures, web
+
+    main.add_command(draw)
+    main.add_command(web)
+    user.add_command(user_pictures)
+
+
+_register_picture_commands()
 
 if __name__ == "__main__":  # python -m server.cli, where the console script is not installed
     main()

@@ -49,6 +49,8 @@ class Settings:
     #: Seconds SQLite waits for another process's write lock before "database is locked".
     busy_timeout: float = 30.0
     poll_interval: float = 0.5
+    #: Public base URL of the read-only board pages (``pbmserv web``); board mails link there.
+    web_url: str | None = None
 
     @property
     def address(self) -> str:
