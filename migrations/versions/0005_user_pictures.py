@@ -1,7 +1,7 @@
 """users.pictures: board pictures in mail, on unless the user turns them off
 
-Revision ID: 0004_user_pictures
-Revises: 0003_inbound_sender_index
+Revision ID: 0005_user_pictures
+Revises: 0004_server_secrets
 Create Date: 2026-11-25 03:10:00
 
 Every board mail carries an inline PNG of the board (issue 16); the mail
@@ -14,8 +14,8 @@ import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
-revision: str = '0004_user_pictures'
-down_revision: str | Sequence[str] | None = '0003_inbound_sender_index'
+revision: str = '0005_user_pictures'
+down_revision: str | Sequence[str] | None = '0004_server_secrets'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
