@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from games.warpweft import GAME
-from tests.games.svgread import elements, squares_with, start, svg_of
+from tests.games.svgread import elements, squares_with, svg_of
 
 
 def test_empty_board_has_the_specs_regions() -> None:
@@ -20,7 +20,7 @@ def test_empty_board_has_the_specs_regions() -> None:
 
 def test_t1_warp_chain_in_warp_colour() -> None:
     state = GAME.start(GAME.parse_options(["-size=2"]), 2)
-    moves = "C1 A1 E3 E1 C5 G3 E7 A5 patches C7 D2 G7 D4 E5 D6".split()
+    moves = ["C1", "A1", "E3", "E1", "C5", "G3", "E7", "A5", "patches", "C7", "D2", "G7", "D4", "E5", "D6"]
     for i, m in enumerate(moves):
         state = GAME.play(state, i % 2, m)
     root = svg_of(GAME, state, ["alice", "bob"])
@@ -28,8 +28,8 @@ def test_t1_warp_chain_in_warp_colour() -> None:
     by_region: dict[str, set[str]] = {}
     for e in claimed:
         by_region.setdefault(e.get("data-at", ""), set()).add(e.get("fill", ""))
-    warp = "C1 E3 C5 E7 D2 D4 D6".split()
-    weft = "A1 E1 G3 A5 C7 G7 E5".split()
+    warp = ["C1", "E3", "C5", "E7", "D2", "D4", "D6"]
+    weft = ["A1", "E1", "G3", "A5", "C7", "G7", "E5"]
     assert set(by_region) == set(warp + weft)
     warp_fill = {f for r in warp for f in by_region[r]}
     weft_fill = {f for r in weft for f in by_region[r]}

@@ -27,7 +27,7 @@ def test_start_array_thrones_and_the_weave() -> None:
 
 def test_t2_opening_one_final_position() -> None:
     state = start(GAME)
-    moves = "Da2-a3 Da8-a7 Db2-b3 Db8-b7 Pa1-a4 Pa9-a6 Sb1-b4 Sb9-b6 Tc1-b2 Tc9-b8".split()
+    moves = ["Da2-a3", "Da8-a7", "Db2-b3", "Db8-b7", "Pa1-a4", "Pa9-a6", "Sb1-b4", "Sb9-b6", "Tc1-b2", "Tc9-b8"]
     for i, m in enumerate(moves):
         state = GAME.play(state, i % 2, m)
     root = svg_of(GAME, state)
