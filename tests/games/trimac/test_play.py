@@ -462,3 +462,22 @@ def test_both_check_and_a_pass_counts_as_the_most_recent_turn() -> None:
         (RED, "checkmated by Green"),
     )
     assert s.status[RED] == GREEN and "gF@Rf1" in pieces(s)
+
+
+@pytest.mark.parametrize(
+    ("move", "quoted"),
+    [
+        ("R" + "a" * 300, "'Raaaaaaaaaaaaaaaaaaaa...' is not a move"),
+        ("Rf" + "9" * 300 + "-Rf2", "Rf9999999999999999999... is not a point"),
+        ("resign me " * 40, "'resign me resign me r...' is not a move"),
+    ],
+)
+def test_a_long_input_is_quoted_cut(move: str, quoted: str) -> None:
+    """Issue 18: the reason quotes at most 24 characters of what was written."""
+    text = assert_refused(GAME, start(), RED, move, quoted)
+    assert len(text) < 200  # the reason for a 300-character input was over 400
+
+
+def test_a_long_position_token_is_quoted_cut() -> None:
+    with pytest.raises(Exception, match=r"^Rf1xxxxxxxxxxxxxxxxxx\.\.\. is not a point"):
+        GAME.parse_options(["-position=rK@Rf1" + "x" * 300])
