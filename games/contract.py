@@ -12,6 +12,7 @@ untouched, because the server keeps the old one when a move is refused and
 
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -23,6 +24,24 @@ class GameError(ValueError):
 
 class IllegalMove(GameError):
     """A move the rules refuse; the message says why, in the game's terms."""
+
+
+INPUT_QUOTE_LIMIT = 24
+
+
+def clip_input(text: str, limit: int = INPUT_QUOTE_LIMIT) -> str:
+    """What a player wrote, fit to be quoted in an error reason.
+
+    A reason that echoes the input whole grows with it (a 300-character
+    "move" gave a 400-character reason, far past a reply's 78 columns), so
+    the input is put on one line (runs of whitespace become one space) and
+    cut to ``limit`` characters, the cut marked with "...". Every game quotes
+    a player's move or square through this, so all word the cut the same.
+    """
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return flat[: max(1, limit - 3)] + "..."
 
 
 class OptionError(GameError):
@@ -37,7 +56,9 @@ class UnknownGame(LookupError):
 class Outcome:
     """How a finished game ended.  Winners and losers are seats, never sides.
 
-    A draw has no winners; ``winners == ()`` and ``losers == ()``.
+    A draw has no winners (``winners == ()``); its ``losers`` are the seats
+    already out of a game of more than two (defeated or resigned before the
+    draw), who do not share it -- ``()`` when every seat shares the draw.
     ``grade`` is the game's own grading of a win (e.g. Weave & Dungeon's
     Triumph / Ovation / Victory), ``None`` where the game has none.
     """
@@ -157,6 +178,23 @@ class Game:
         generic title.
         """
         raise NotImplementedError
+
+    def draw(self, state: Any, seat: int | None = None, players: list[str] | None = None) -> Any:
+        """A picture of ``state`` (a :class:`games.drawing.Drawing`), or ``None``.
+
+        By convention a plugin package draws in its module ``draw``, a
+        function ``draw(game, state, seat, players)``; a game without one has
+        no picture and its mail stays text only.  ``seat`` is the viewer and
+        ``players`` the userids by seat, as for :meth:`render`.
+        """
+        target = f"{type(self).__module__}.draw"
+        try:
+            module = importlib.import_module(target)
+        except ModuleNotFoundError as exc:
+            if exc.name in (target, type(self).__module__):
+                return None
+            raise
+        return module.draw(self, state, seat, players)
 
     def position(self, state: Any) -> str:
         """The position string, where the game defines one."""

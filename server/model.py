@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -53,6 +54,8 @@ class User(Base):
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     vacation: Mapped[bool] = mapped_column(Boolean, default=False)
     digest: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: Board pictures (an inline PNG in the HTML part) in this user's board mail.
+    pictures: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     #: Challenge policy: "accept" (default) or "reject"; limit caps active boards.
     challenge_policy: Mapped[str] = mapped_column(String(10), default="accept")
     board_limit: Mapped[int | None] = mapped_column(Integer, nullable=True)
@@ -293,3 +296,20 @@ class GameFollow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
 
     user: Mapped[User] = relationship(lazy="selectin")
+
+
+class ServerSecret(Base):
+    """A key only the server knows: the HMAC key of reply and confirmation tokens.
+
+    ``previous`` is the key ``pbmserv secret rotate`` replaced: a token made
+    with it is recognised as genuine but revoked, so its holder is told to
+    use a newer mail instead of "this address is not valid".
+    """
+
+    __tablename__ = "server_secrets"
+
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    #: 32 random bytes, hex.
+    value: Mapped[str] = mapped_column(String(128))
+    previous: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -1,7 +1,7 @@
 """pbmserv players' habits: per-game challenge policy, seeks, game-wide follows, unrated boards, vote clocks
 
-Revision ID: 0004_game_habits
-Revises: 0003_inbound_sender_index
+Revision ID: 0006_game_habits
+Revises: 0005_user_pictures
 Create Date: 2026-11-25 03:00:00
 
 Issue 17: ``GAME accept|reject|limit`` hold for one game (game_policies),
@@ -15,8 +15,8 @@ import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
-revision: str = '0004_game_habits'
-down_revision: str | Sequence[str] | None = '0003_inbound_sender_index'
+revision: str = '0006_game_habits'
+down_revision: str | Sequence[str] | None = '0005_user_pictures'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
