@@ -69,7 +69,7 @@ OPTIONS  -compact            denser board
   boards pieces side castling ep halfmove fullmove, e.g. the start:
   WQ:QL1,WK:KL1,BQ:QL6,BK:KL6 Rz0QL1,Qa0QL1,... w KQkq - 0 1
   (pieces KQRBNP White, kqrbnp Black; a trailing * marks a moved pawn;
-  underscores may stand for the spaces)
+  ST stands for the start boards; underscores may stand for the spaces)
 """
 
 
