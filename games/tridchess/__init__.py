@@ -76,6 +76,7 @@ OPTIONS  -compact            denser board
 class TriDChess(Game):
     name = "tridchess"
     aliases = ("3dchess", "startrek")
+    option_names = ("compact", "position")
     title = "Tri-Dimensional Chess"
     players = 2
     has_position = True
