@@ -80,6 +80,8 @@ class Settings:
     replies_per_recipient_day: int = 1000
     #: ... and an address that belongs to no account.
     replies_per_stranger_day: int = 10
+    #: Public base URL of the read-only board pages (``pbmserv web``); board mails link there.
+    web_url: str | None = None
     #: Characters that start the tag of a plus-address (``pbmserv+TAG@...``),
     #: as Postfix's ``recipient_delimiter``; reply addresses use the first.
     recipient_delimiter: str = "+"

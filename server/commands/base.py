@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from server.config import Settings
 from server.errors import CommandError
+from server.pictures import Picture
 from server.replies import Mail
 
 __all__ = ["Command", "CommandError", "Context", "Request", "Result", "mask"]
@@ -43,6 +44,8 @@ class Result:
     subject: str = "pbmserv reply"
     mails: list[Mail] = field(default_factory=list)
     references: list[str] = field(default_factory=list)
+    #: Board pictures for the reply to the sender (server.pictures).
+    pictures: list[Picture] = field(default_factory=list)
 
 
 @dataclass
@@ -58,6 +61,9 @@ class Command:
 
     name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
+    #: The shortest prefix of ``name`` accepted for it (pbmserv's minimum:
+    #: ``chall``, ``prev``, ``sub``); see server.commands.resolve.
+    abbrev: ClassVar[int] = 3
     argument_description: ClassVar[str] = ""
     description: ClassVar[str] = ""
     #: Positions (0-based, in the arguments after the command words) that hold passwords.

@@ -173,3 +173,44 @@ def test_render_shows_moved_boards_check_and_mate() -> None:
     mate = play(pos(f"{ST} Qb7B,Ra7B,Kb1W,kz9QL6 w - - 0 40"), "Qb7B-a8QL6")
     text = GAME.render(mate)
     assert "Qb7B-a8QL6#" in text and "White wins by checkmate" in text
+
+
+@pytest.mark.parametrize(
+    ("move", "quoted"),
+    [
+        ("Nd1W-" + "x" * 300, "cannot read 'Nd1W-xxxxxxxxxxxxxxxx...'"),
+        ("a" + "9" * 300 + "W-a2W", "a99999999999999999999... is not a square"),
+        ("QL" + "1" * 300 + "-QL2", "QL1111111111111111111... is not a pin position"),
+    ],
+)
+def test_a_long_input_is_quoted_cut(move: str, quoted: str) -> None:
+    """Issue 18: the reason quotes at most 24 characters of what was written."""
+    text = assert_refused(GAME, pos(f"{ST} Kb1W,ka8B w - - 0 1"), 0, move, quoted)
+    assert len(text) < 200  # the reason for a 300-character input was over 400
+
+
+def test_a_long_position_field_is_quoted_cut() -> None:
+    with pytest.raises(OptionError, match=r"'Kb1Wxxxxxxxxxxxxxxxxx\.\.\.' should look like"):
+        GAME.parse_options([f"-position={ST} Kb1W{'x' * 300},ka8B w - - 0 1"])
+
+
+def test_position_accepts_the_st_shorthand_of_the_spec() -> None:
+    """§9 writes ST for the start boards; -position reads it (any case)."""
+    for boards in ("ST", "st"):
+        opts = GAME.parse_options([f"-position={boards} Kb1W,kc8B w - - 0 10"])
+        assert opts["position"] == "WQ:QL1,WK:KL1,BQ:QL6,BK:KL6 Kb1W,kc8B w - - 0 10"
+
+
+def test_compact_board_fits_78_columns_once_the_game_is_over() -> None:
+    """Issue 18: the footer put Last, Check and the game-over reason on one
+    87-column line; the reason now gets its own line when it does not fit."""
+    s = pos("WQ:QL1,WK:KL1,BQ:QL6,BK:KL6 Kb1W,Nc1W,ka8B w - - 99 60")
+    s = play(s, "Nc1W-b3W")
+    text = GAME.render(s, compact=True)
+    assert max(len(line) for line in text.splitlines()) <= 78
+    assert text.splitlines()[-2:] == [
+        "Last: Nc1W-b3W   Check: no",
+        "Game over: draw: 100 plies without a capture or pawn move.",
+    ]
+    playing = GAME.render(pos(f"{ST} Kb1W,Nc1W,ka8B w - - 0 60"), compact=True)
+    assert playing.splitlines()[-1] == "Last: -   Check: no   White to move."

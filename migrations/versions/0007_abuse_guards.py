@@ -1,7 +1,7 @@
 """abuse guards: inbound sender/known, address confirmation, password throttle, reply quota
 
-Revision ID: 0005_abuse_guards
-Revises: 0004_server_secrets
+Revision ID: 0007_abuse_guards
+Revises: 0006_game_habits
 Create Date: 2026-11-25 02:50:00
 
 Issue 20.  Existing addresses count as confirmed (server_default true): they
@@ -14,8 +14,8 @@ import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
-revision: str = '0005_abuse_guards'
-down_revision: str | Sequence[str] | None = '0004_server_secrets'
+revision: str = '0007_abuse_guards'
+down_revision: str | Sequence[str] | None = '0006_game_habits'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
