@@ -55,14 +55,31 @@ def short_for_stranger(body: str) -> str:
     return body if len(body) <= STRANGER_CHARS else body[:STRANGER_CHARS] + STRANGER_NOTE
 
 
-def _count_one(session: Session, address: str, day: date) -> int:
-    """Add one to the day's count for ``address``; the new count (one statement, race-free)."""
+def _count_one(session: Session, address: str, day: date, amount: int = 1) -> int:
+    """Add ``amount`` to the day's count for ``address``; the new count (one statement, race-free)."""
     table = ReplyQuota.__table__
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    stmt = insert(table).values(address=address, day=day, count=1)
-    stmt = stmt.on_conflict_do_update(index_elements=["address", "day"], set_={"count": table.c.count + 1})
+    stmt = insert(table).values(address=address, day=day, count=amount)
+    stmt = stmt.on_conflict_do_update(index_elements=["address", "day"], set_={"count": table.c.count + amount})
     session.execute(stmt)
     return session.scalar(select(ReplyQuota.count).where(ReplyQuota.address == address, ReplyQuota.day == day)) or 0
+
+
+#: Players one account may reach by ``message`` and ``chat`` in a day.
+ACCOUNT_RECIPIENTS_DAY = 100
+
+
+def spend_recipients(session: Session, userid: str, count: int, now: datetime) -> None:
+    """Count ``count`` recipients against the account's daily cap; refuse past it.
+
+    The refusal rolls the count back with the command, so a refused mail costs nothing.
+    """
+    from server.errors import CommandError
+
+    total = _count_one(session, f"recipients-of:{userid}", now.date(), count)
+    if total > ACCOUNT_RECIPIENTS_DAY:
+        raise CommandError(f"{userid} has reached today's limit of {ACCOUNT_RECIPIENTS_DAY} recipients for "
+                           "message and chat; try again tomorrow")
 
 
 def once_a_day(session: Session, key: str, now: datetime) -> bool:

@@ -45,8 +45,7 @@ def check(user: User, sender: str | None) -> None:
     if is_owner(user, sender):
         return
     if _window_open(user, utcnow()) and user.guesses >= GUESS_LIMIT:
-        raise CommandError(f"Too many wrong passwords for {user.userid} in the last hour: password commands "
-                           f"for it are refused for now, except from {user.userid}'s own address")
+        raise CommandError(f"Too many wrong passwords for {user.userid} this hour: try from its own address")
 
 
 def wrong_password(user: User, sender: str | None) -> CommandError:

@@ -85,8 +85,9 @@ def waiting_note(user: User) -> str:
     waiting = [a.address for a in user.addresses if not a.confirmed]
     if not waiting:
         return ""
-    return ("\n\nWaiting for confirmation (each was sent one mail; a reply to it confirms the address, "
-            f"and nothing else goes there until then): {', '.join(waiting)}\n")
+    return "\n\n" + textwrap.fill(
+        "Waiting for confirmation (each was sent one mail; a reply to it confirms the address, "
+        f"and nothing else goes there until then): {', '.join(waiting)}", width=78, break_on_hyphens=False) + "\n"
 
 
 @general

@@ -8,6 +8,7 @@ only the attack itself goes by mail.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -18,15 +19,28 @@ from tests.abuse.harness import Pbmserv
 from tests.mailtools import Sink, free_port
 
 
+@pytest.fixture(scope="session")
+def template_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One SQLite file migrated to head, copied for each test (migrating costs seconds a test)."""
+    path = tmp_path_factory.mktemp("abuse-template") / "pbmserv.db"
+    db = Database(f"sqlite:///{path}")
+    db.upgrade()
+    db.dispose()
+    return path
+
+
 @pytest.fixture
-def start(tmp_path: Path, sink: Sink) -> Iterator[Callable[..., tuple[Pbmserv, Database]]]:
+def start(tmp_path: Path, sink: Sink, template_db: Path) -> Iterator[Callable[..., tuple[Pbmserv, Database]]]:
     """start(*flags, url=None, nofile=None) -> (server, database); stopped at teardown."""
     started: list[Pbmserv] = []
     dbs: list[Database] = []
 
     def go(*flags: str, url: str | None = None, nofile: int | None = None,
            setup: Callable[[Database], None] | None = None) -> tuple[Pbmserv, Database]:
-        url = url or f"sqlite:///{tmp_path / 'pbmserv.db'}"
+        if url is None:
+            target = tmp_path / "pbmserv.db"
+            shutil.copyfile(template_db, target)
+            url = f"sqlite:///{target}"
         db = Database(url)
         db.upgrade()
         if setup is not None:

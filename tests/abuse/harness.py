@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import smtplib
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from sqlalchemy import func, select
 
 from server.database import Database
 from server.model import Inbound, Outbox
+from tests.reliability.serverproc import ServerProcess, env
 
 ROOT = Path(__file__).resolve().parents[2]
 ADDRESS = "pbmserv@games.test"
@@ -52,12 +52,6 @@ def record(test: str, **figures: Any) -> None:
             out.write(line + "\n")
 
 
-def env() -> dict[str, str]:
-    out = dict(os.environ)
-    out["PYTHONPATH"] = str(ROOT) + os.pathsep + out.get("PYTHONPATH", "")
-    return out
-
-
 def known_flags(flags: tuple[str, ...]) -> list[str]:
     """The ``--name value`` pairs this checkout's CLI knows (so the same attack runs on an older tree)."""
     from server.cli import main
@@ -70,21 +64,22 @@ def known_flags(flags: tuple[str, ...]) -> list[str]:
     return out
 
 
-class Pbmserv:
-    """``pbmserv serve`` as a child process, restartable (as systemd would)."""
+class Pbmserv(ServerProcess):
+    """``pbmserv serve`` as a child process, restartable (as systemd would), with our launcher and limits."""
 
     def __init__(self, url: str, port: int, relay_port: int, log_path: Path, *flags: str,
                  nofile: int | None = None) -> None:
-        self.url, self.port, self.relay_port, self.log_path = url, port, relay_port, log_path
-        self.flags = flags
+        super().__init__(url, port, relay_port, log_path, *flags)
         self.nofile = nofile
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.starts = 0
+
+    @property
+    def url(self) -> str:
+        return self.database_url
 
     def args(self, *command: str) -> list[str]:
         base = ["--database-url", self.url, "--address", ADDRESS, "--relay", f"127.0.0.1:{self.relay_port}",
                 "--listen", f"127.0.0.1:{self.port}", "--retry-base", "0.2", "--lease-seconds", "2", "-v"]
-        return [sys.executable, "-m", "tests.abuse.launcher", *base, *known_flags(self.flags), *command]
+        return [sys.executable, "-m", "tests.abuse.launcher", *base, *known_flags(self.extra), *command]
 
     def cli(self, *command: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         """One other ``pbmserv`` command (status, deliver, ...) on the same database."""
@@ -98,6 +93,7 @@ class Pbmserv:
             resource.setrlimit(resource.RLIMIT_NOFILE, (self.nofile, self.nofile))
 
     def start(self, timeout: float = 40.0) -> None:
+        """Start and wait until it listens, or until it dies at once (a crash-looping mail)."""
         log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
         self.proc = subprocess.Popen(self.args("serve"), stdout=log, stderr=log, cwd=ROOT, env=env(),
                                      preexec_fn=self._limits)
@@ -106,7 +102,7 @@ class Pbmserv:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                return  # died at once (a crash-looping mail): the caller looks at alive
+                return
             try:
                 with smtplib.SMTP("127.0.0.1", self.port, timeout=5) as smtp:
                     smtp.noop()
@@ -114,22 +110,6 @@ class Pbmserv:
             except (OSError, smtplib.SMTPException):
                 time.sleep(0.05)
         raise AssertionError(f"pbmserv serve did not listen on {self.port}:\n{self.log()[-3000:]}")
-
-    def stop(self) -> None:
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-        self.proc = None
-
-    @property
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
 
     @property
     def pid(self) -> int:
@@ -147,9 +127,6 @@ class Pbmserv:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
         return 0.0
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
 def mail(sender: str, subject: str, body: str = "", to: str = ADDRESS, **headers: str) -> EmailMessage:

@@ -47,10 +47,20 @@ def test_2_signup_message_and_challenge_cannot_relay_spam(start, sink: Sink) -> 
     assert send(server.port, mail(ATTACKER, "", challenges), ATTACKER)[0] == 250
     settle(db, timeout=120)
     other, confirmations = victims_reached(sink)
+    # One account reaches at most 100 players a day by message and chat, however many mails it sends.
+    lines = "\n".join(f"message spam0 pw0pw {names}" for _ in range(110 // (accounts - 1) + 1))
+    send(server.port, mail(ATTACKER, "", lines), ATTACKER)
+    settle(db, timeout=120)
+    with db.transaction() as s:
+        from server.model import Inbound
+
+        results = s.scalars(select(Inbound).order_by(Inbound.id.desc())).first().results
+    capped = sum("today's limit" in r["text"] for r in results)
     record("2_spam_relay", accounts=accounts, addresses_each=per, victim_mails=other,
-           confirmation_requests=confirmations)
+           confirmation_requests=confirmations, messages_refused_by_account_cap=capped)
     assert other == 0
     assert confirmations <= 3 * accounts  # at most 3 addresses an account, one confirmation each
+    assert capped >= 1 and sum(r["ok"] for r in results) == 100 // (accounts - 1) - 1  # one message went before
 
 
 def test_2_an_address_gets_nothing_but_one_confirmation_until_it_confirms(start, sink: Sink) -> None:
