@@ -17,7 +17,9 @@ from email.utils import parseaddr
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from server import tokens
 from server.accounts import owner_of
+from server.config import Settings
 from server.database import Database
 from server.dedupe import dedupe_key
 from server.guards import header_block, header_fields, path_problem
@@ -48,13 +50,21 @@ def _recent(session: Session, column, value: str) -> int:  # type: ignore[no-unt
     return session.scalar(select(func.count()).select_from(Inbound).where(column == value, Inbound.received_at >= since)) or 0
 
 
+def carries_token(session: Session, settings: Settings | None, rcpt_to: list[str]) -> bool:
+    """A recipient is ``pbmserv+TOKEN@...`` with a token this server made (a reply to our mail)."""
+    if settings is None:
+        return False
+    tags = [tokens.token_of(str(r), settings.addresses, settings.recipient_delimiter) for r in rcpt_to]
+    return any(tag and tokens.genuine(session, tag) for tag in tags)
+
+
 def store(db: Database, raw: bytes, mail_from: str, rcpt_to: list[str], rate_limit: int | None = None,
-          unknown_backlog: int | None = None, known: bool = False) -> int:
-    """Store one message; ``known`` marks mail already proven (a valid reply token)."""
+          unknown_backlog: int | None = None, settings: Settings | None = None) -> int:
+    """Store one message; with ``settings``, a genuine reply token makes its sender known."""
     sender = from_address(raw) or ("" if path_problem(mail_from) else mail_from.lower()[:320])
 
     def work(session: Session) -> int:
-        trusted = known or owner_of(session, sender) is not None
+        trusted = owner_of(session, sender) is not None or carries_token(session, settings, rcpt_to)
         if rate_limit:
             if mail_from and _recent(session, Inbound.mail_from, mail_from) >= rate_limit:
                 raise RateLimited(mail_from)

@@ -67,7 +67,7 @@ class InboundHandler:
         try:
             await loop.run_in_executor(
                 None, store, self.db, raw, mail_from, list(envelope.rcpt_tos), self.settings.rate_limit,
-                self.settings.unknown_backlog,
+                self.settings.unknown_backlog, self.settings,
             )
         except Backlogged:
             log.warning("backlog: too much mail from unknown senders waiting; %r asked to retry", mail_from)

@@ -58,7 +58,7 @@ def test_1b_a_mail_that_kills_the_server_is_set_aside_after_three_deaths(start, 
     assert send(server.port, mail("victim@players.test", "crashgame help"), "victim@players.test")[0] == 250
     deaths = 0
     for _ in range(size(8, 30)):
-        if not wait_for(lambda: not server.alive, 5):
+        if not wait_for(lambda: not server.alive, 4):
             break  # it stayed up: the mail is no longer taken
         deaths += 1
         server.start()  # systemd's Restart=on-failure

@@ -6,6 +6,7 @@ from sqlalchemy import select
 
 from server.model import Board, User
 from server.passwords import verify_password
+from tests.mailtools import make_mail, send
 from tests.server.conftest import Running
 
 
@@ -32,7 +33,15 @@ def test_change_password_and_address(players: Running) -> None:
         alice = s.scalars(select(User).where(User.userid == "alice")).one()
         assert verify_password(alice.password_hash, "pear44") and not verify_password(alice.password_hash, "apple1")
     moved = players.mail("alice@example.org", "change address alice pear44 alice@new.example alice2@new.example")
-    assert "alice@new.example, alice2@new.example" in moved[0].text
+    assert "Waiting for confirmation" in moved[-1].text
+    # Each new address gets one confirmation mail and nothing else until it replies (issue 20).
+    requests = [m for m in moved if m.subject == "pbmserv: confirm mail for alice?"]
+    assert sorted(m.rcpt_tos[0] for m in requests) == ["alice2@new.example", "alice@new.example"]
+    for request in requests:
+        address, token_address = request.rcpt_tos[0], str(request.message["Reply-To"])
+        send(players.port, make_mail(address, token_address, "Re: " + request.subject, "yes"), sender=address,
+             to=token_address)
+        players.quiesce()
     players.mail("bob@example.org", "tictactoe challenge alice bob")
     to_alice = [m for m in players.sink.messages if "alice@new.example" in m.rcpt_tos]
     assert to_alice and to_alice[-1].rcpt_tos == ["alice@new.example", "alice2@new.example"]
