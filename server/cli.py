@@ -20,6 +20,7 @@ from server.commands import CommandError, Context, Request, dispatch
 from server.config import DEFAULT_DATABASE_URL, Settings
 from server.database import Database
 from server.model import Board, Inbound, Outbox, User, utcnow
+from server.quota import sent_last_hour
 from server.replies import queue
 
 EX_TEMPFAIL = 75
@@ -493,6 +494,9 @@ def status(app: App) -> None:
         click.echo(f"inbound set aside: {count(Inbound, Inbound.status == 'shunted')}")
         click.echo(f"outbox pending:    {count(Outbox, *pending_out)}{oldest(Outbox.created_at, *pending_out)}")
         click.echo(f"outbox failed:     {count(Outbox, Outbox.status == 'failed')}")
+        sent, budget = sent_last_hour(session, now), app.settings.outbound_per_hour
+        alert = "  ALERT: the budget is spent; replies wait (--outbound-per-hour)" if sent >= budget else ""
+        click.echo(f"sent last hour:    {sent} of {budget}{alert}")
         rows = session.execute(select(Board.game, func.count()).where(Board.status == "active")
                                .group_by(Board.game).order_by(Board.game)).all()
         click.echo(f"active boards:     {sum(n for _, n in rows)}")
@@ -511,14 +515,7 @@ def status(app: App) -> None:
                        f"{(last_out.last_error or '')[:100]}")
         if last_in is None and last_out is None:
             click.echo("last error:        none")
-        from server.quota import sent_last_hour
 
-        sent = sent_last_hour(session, now)
-        budget = app.settings.outbound_per_hour
-        line = f"sent last hour:    {sent} (budget {budget})"
-        if sent >= budget:
-            line += "  ALERT: the outbound budget is spent; replies wait (--outbound-per-hour)"
-        click.echo(line)
 
 
 @main.command()

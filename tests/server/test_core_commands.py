@@ -48,7 +48,14 @@ def test_change_password_and_address(players: Running) -> None:
 
 
 def test_signup_with_other_addresses_and_case_insensitive_userids(running: Running) -> None:
-    running.mail("x@example.org", "SIGNUP Alice apple1 a1@example.org")
+    out = running.mail("x@example.org", "SIGNUP Alice apple1 a1@example.org")
+    # a1 is not where the signup came from: it gets one confirmation request, and confirms by replying.
+    request = next(m for m in out if m.rcpt_tos == ["a1@example.org"])
+    assert request.subject == "pbmserv: confirm mail for alice?"
+    token_address = str(request.message["Reply-To"])
+    send(running.port, make_mail("a1@example.org", token_address, "Re: confirm", "yes"), sender="a1@example.org",
+         to=token_address)
+    running.quiesce()
     running.mail("y@example.org", "signup bob banana2")
     running.sink.clear()
     out = running.mail("y@example.org", "tictactoe challenge ALICE Bob")
