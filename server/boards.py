@@ -21,6 +21,7 @@ from server.errors import CommandError
 from server.model import Board, Move, Seat, User, utcnow
 from server.ratings import rate_board
 from server.replies import Mail, board_root
+from server.reply_address import invite
 
 if TYPE_CHECKING:
     from server.commands.base import Context
@@ -296,5 +297,6 @@ def announce(
         if not user.active or not user.addresses:
             continue
         body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment)
-        mails.append(Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid]))
+        mail = Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid])
+        mails.append(invite(ctx.session, ctx.settings, mail, user, board) if seat is not None else mail)
     return mails
