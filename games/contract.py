@@ -55,7 +55,9 @@ class UnknownGame(LookupError):
 class Outcome:
     """How a finished game ended.  Winners and losers are seats, never sides.
 
-    A draw has no winners; ``winners == ()`` and ``losers == ()``.
+    A draw has no winners (``winners == ()``); its ``losers`` are the seats
+    already out of a game of more than two (defeated or resigned before the
+    draw), who do not share it -- ``()`` when every seat shares the draw.
     ``grade`` is the game's own grading of a win (e.g. Weave & Dungeon's
     Triumph / Ovation / Victory), ``None`` where the game has none.
     """
