@@ -361,7 +361,8 @@ class Reminders:
         mail = Mail(to=addresses_of(user), subject=f"{game.title} Board {board.number} Reminder",
                     body=text.rstrip("\n") + "\n\n" + shown, references=[board_root(self.settings, game.name,
                                                                                       board.number)],
-                    auto_submitted="auto-generated", users=[user.userid])
+                    auto_submitted="auto-generated", users=[user.userid],
+                    pictures=boards.picture(self.settings, board, game, state) if user.pictures else [])
         return invite(session, self.settings, mail, user, board)
 
     def digest_mail(self, session: Session, user: User, entries: list[tuple[Board, int]]) -> Mail:

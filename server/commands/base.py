@@ -18,6 +18,7 @@ from server import accounts
 from server.config import Settings
 from server.errors import CommandError
 from server.model import Board, User
+from server.pictures import Picture
 from server.replies import Mail
 from server.reply_address import Identity
 
@@ -53,6 +54,8 @@ class Result:
     #: their reply address (``show``).  Set only when ``sender`` is one of the
     #: player's own addresses, so a token never goes anywhere else.
     invite: tuple[User, Board] | None = None
+    #: Board pictures for the reply to the sender (server.pictures).
+    pictures: list[Picture] = field(default_factory=list)
 
 
 @dataclass
