@@ -72,6 +72,10 @@ class Command:
     def process(self, ctx: Context, args: list[str]) -> Result:
         raise NotImplementedError
 
+    def password_positions(self, args: list[str]) -> tuple[int, ...]:
+        """Where the passwords are in these arguments (a command with two forms overrides it)."""
+        return self.password_args
+
 
 def mask(words: list[str], prefix: int, command: type[Command] | Command | None) -> str:
     """The command as typed, with every password replaced by ********.
@@ -83,7 +87,9 @@ def mask(words: list[str], prefix: int, command: type[Command] | Command | None)
         shown = words[:2] + (["..."] if len(words) > 2 else [])
         return " ".join(shown)
     out = list(words)
-    for index in command.password_args:
+    positions = (command.password_positions(words[prefix:]) if isinstance(command, Command)
+                 else command.password_args)
+    for index in positions:
         if prefix + index < len(out):
             out[prefix + index] = "********"
     return " ".join(out)
