@@ -268,7 +268,9 @@ def web_link(settings: Settings, board: Board, at: int | None = None) -> str | N
 
 
 def picture(settings: Settings, board: Board, game: Game, state: Any, at: int | None = None) -> list[Picture]:
-    """The board's picture for a mail (an empty list where the game draws none)."""
+    """The board's picture for a mail (an empty list where the game draws none, or pictures are off)."""
+    if not settings.pictures:
+        return []
     pic = make_picture(game, state, [u.userid for u in seat_users(board)], f"board-{board.number}",
                        web_link(settings, board, at))
     return [pic] if pic else []

@@ -296,3 +296,30 @@ def test_the_listener_refuses_other_addresses_still(board: Running) -> None:
         assert smtp.rcpt("other+x@games.test")[0] == 550
         assert smtp.rcpt("pbmserv+x@games.test")[0] == 250
         assert smtp.rcpt(ADDRESS)[0] == 250
+
+
+def test_reminders_and_digests_carry_reply_addresses_that_work(board: Running) -> None:
+    """A reminder is a board mail: its Reply-To plays.  A digest of several boards names each
+    board's address in its body (one Reply-To cannot serve them all), and each one plays."""
+    from datetime import timedelta
+
+    from tests.server.test_timers import remind, turn_since
+
+    running = board
+    running.mail(BOB, "tictactoe challenge alice bob")  # Board 102, alice to move there too
+    running.mail(ALICE, "digest alice apple1 on")
+    _, sent = remind(running, turn_since(running, 102) + timedelta(days=7.5))
+    digest = [m for m in sent if ALICE in m.rcpt_tos]
+    assert len(digest) == 1 and digest[0].message["Reply-To"] is None
+    assert all(len(line) <= 78 for line in digest[0].text.splitlines())
+    listed = re.findall(r"Board (\d+): waiting.*\n\s+your move, by mail to: (pbmserv\+[a-z2-7]+@games\.test)",
+                        digest[0].text)
+    assert [n for n, _ in listed] == ["101", "102"], digest[0].text
+    new = deliver(running, gmail(digest[0], ALICE, "a1"), ALICE, listed[0][1])
+    assert any("alice played a1." in m.text and "Board 101" in m.subject for m in new)
+
+    _, sent = remind(running, turn_since(running, 101) + timedelta(days=7.5))
+    reminder = [m for m in sent if BOB in m.rcpt_tos]
+    assert len(reminder) == 1 and "Reminder" in reminder[0].subject and FOOTER in reminder[0].text
+    new = deliver(running, iphone(reminder[0], BOB, "b1"), BOB, reply_address(reminder[0]))
+    assert any("bob played b1." in m.text for m in new)
