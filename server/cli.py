@@ -96,6 +96,8 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
                    "the same as Postfix's recipient_delimiter.")
 @click.option("--web-url", envvar="PBMSERV_WEB_URL", default=None,
               help="Public base URL of 'pbmserv web'; board mails then link to the board's page.")
+@click.option("--pictures/--no-pictures", envvar="PBMSERV_PICTURES", default=True, show_default=True,
+              help="A picture of the board in board mails (players may still turn theirs off).")
 @click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
 @click.pass_context
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None, listen: str,
@@ -104,7 +106,7 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
          max_connections_per_peer: int, idle_timeout: float, unknown_backlog: int, unknown_per_minute: int,
          outbound_per_hour: int, replies_per_day: int, stranger_replies_per_day: int,
          recipient_delimiter: str,
-         web_url: str | None, verbose: int) -> None:
+         web_url: str | None, pictures: bool, verbose: int) -> None:
     """pbmserv: a play-by-email game server."""
     from server.tokens import RedactFilter
 
@@ -121,7 +123,8 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
                            unknown_per_minute=unknown_per_minute, outbound_per_hour=outbound_per_hour,
                            replies_per_recipient_day=replies_per_day,
                            replies_per_stranger_day=stranger_replies_per_day,
-                           recipient_delimiter=recipient_delimiter or "+", web_url=web_url))
+                           recipient_delimiter=recipient_delimiter or "+", web_url=web_url,
+                           pictures=pictures))
 
 
 @main.command()
