@@ -29,7 +29,7 @@ log = logging.getLogger("pbmserv.quota")
 
 #: Characters of a reply to an address that belongs to no account.
 STRANGER_CHARS = 1300
-STRANGER_NOTE = "\n[... cut: replies to addresses without an account are short; sign up for the full text.]\n"
+STRANGER_NOTE = "\n[... cut: replies to an address without an account are short.]\n"
 #: Words of a command quoted back to a stranger.
 STRANGER_WORDS = 4
 
