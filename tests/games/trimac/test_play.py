@@ -97,6 +97,20 @@ def test_cannot_leave_own_general_in_check() -> None:
     assert refused(s, RED, "Rf4-Re2") == "Rf4-Re2 would leave your General in check (from Blue)"
 
 
+def test_a_move_into_check_from_both_opponents_names_both() -> None:
+    s = pos("rK@Rf3 rC@Rf5 bK@Bg2 bH@Bj3 bR@Bg8 bR@Bh2 bF@Bc1 gK@Gg3 gR@Bc2 gR@Gc4 to=R")
+    assert refused(s, RED, "Rf3-Re3") == (
+        "Rf3-Re3 would leave your General in check (from Blue and Green)"
+    )
+
+
+def test_states_compare_equal_whatever_they_have_cached() -> None:
+    """The cached legal-move lists are not part of a state's value."""
+    a, b = start(), start()
+    a.legal()
+    assert a == b and "_legal" not in repr(a)
+
+
 def test_must_answer_check() -> None:
     # the Blue Rook on Rf3 gives check; the General steps aside (f2 stays on the file)
     s = pos("rK@Rf1 rE@Rd1 bK@Bf1 bA@Bf4 gK@Gf1 gA@Gf4 bR@Rf3")
