@@ -307,6 +307,7 @@ def test_a_capture_on_the_300th_turn_is_not_a_draw() -> None:
 # -- resignation (D15) ---------------------------------------------------------------------
 def test_resign_removes_army_and_play_goes_on() -> None:
     s = GAME.resign(start(), RED)
+    assert s.history == ((RED, "resign"),)
     assert not any(t.startswith("r") for t in pieces(s))
     assert GAME.outcome(s) is None
     assert GAME.to_move(s) == BLUE
