@@ -257,14 +257,12 @@ def destinations(board: dict[Sq, str], x: Sq) -> set[Sq]:
         fwd = 1 if me else -1
         f1, f2 = plus(x, 0, fwd), plus(x, 0, fwd, 2)
         if on_board(f1):
-            if f1 not in board:
-                out.add(f1)
-            elif white(board[f1]) != me and is_step(x, f1):
+            # Onto F: a plain move, or a capture only by a step (1.5).
+            if f1 not in board or (white(board[f1]) != me and is_step(x, f1)):
                 out.add(f1)
             if on_board(f2) and f2 not in board:
-                if here == "cell":
-                    out.add(f2)
-                elif (
+                # One cell on from a cell, or two spaces within one segment.
+                if here == "cell" or (
                     kind(f1) != "cell"
                     and kind(f2) != "cell"
                     and SEGMENT[x] == SEGMENT[f1] == SEGMENT[f2]

@@ -15,8 +15,6 @@ from __future__ import annotations
 import os
 import random
 
-import pytest
-
 from games import OptionError
 from games.weavedungeon import GAME
 from tests.games.weavedungeon import reference as ref
@@ -167,6 +165,11 @@ def ref_game(white: str, black: str, side: str = "w") -> ref.Game:
     return game
 
 
+def spaced(text: str) -> set[str]:
+    """A spec list such as ``"a1 b2 d3x"`` as a set."""
+    return set(text.split())
+
+
 def ref_dests(game: ref.Game, frm: str) -> set[str]:
     return {m[4:6] + ("x" if m[3] == "x" else "") for m in ref.legal_moves(game) if m[1:3] == frm}
 
@@ -176,12 +179,12 @@ def test_reference_passes_spec_cases():
     assert len(ref.legal_moves(start)) == 17  # T1
     assert sum(len(ref.legal_moves(ref.play(start, m))) for m in ref.legal_moves(start)) == 289
     t6 = ref_game("Ki1 Tc3", "Ka9 Td3")
-    assert ref_dests(t6, "c3") == set("a1 a2 a3 a4 a5 a6 b2 b3 b4 d2 d3x d4 f6 h8".split())
+    assert ref_dests(t6, "c3") == spaced("a1 a2 a3 a4 a5 a6 b2 b3 b4 d2 d3x d4 f6 h8")
     t6.white_to_move = False
     assert "c3x" not in ref_dests(t6, "d3")
-    assert ref_dests(ref_game("Ka9 Cb3 Tc3", "Ki1"), "b3") == set("a3 b1 b2 b4 b5 d3".split())
+    assert ref_dests(ref_game("Ka9 Cb3 Tc3", "Ki1"), "b3") == spaced("a3 b1 b2 b4 b5 d3")
     t12 = ref_game("Ka9 Tc1", "Ki9")
-    assert ref_dests(t12, "c1") == set("a3 b2 b3 c2 c3 c4 d2 d3 e3 f3 f4 h6".split())
+    assert ref_dests(t12, "c1") == spaced("a3 b2 b3 c2 c3 c4 d2 d3 e3 f3 f4 h6")
     assert ref_dests(ref_game("Ka9 Tb3 Da3", "Ki1"), "b3") == set()  # T13
     for star, moves in {  # T7
         "e3": "d2 d4 e1 e2 e4 e5 e6 f2 f4",
