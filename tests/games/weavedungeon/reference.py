@@ -260,14 +260,12 @@ def destinations(board: dict[Sq, str], x: Sq) -> set[Sq]:
             # Onto F: a plain move, or a capture only by a step (1.5).
             if f1 not in board or (white(board[f1]) != me and is_step(x, f1)):
                 out.add(f1)
-            if on_board(f2) and f2 not in board:
-                # One cell on from a cell, or two spaces within one segment.
-                if here == "cell" or (
-                    kind(f1) != "cell"
-                    and kind(f2) != "cell"
-                    and SEGMENT[x] == SEGMENT[f1] == SEGMENT[f2]
-                    and f1 not in board
-                ):
+            # One cell on from a cell, or two spaces within one segment.
+            two = on_board(f2) and f2 not in board
+            if two and here == "cell":
+                out.add(f2)
+            elif two and kind(f1) != "cell" and kind(f2) != "cell" and f1 not in board:
+                if SEGMENT[x] == SEGMENT[f1] == SEGMENT[f2]:
                     out.add(f2)
         for df in (-1, 1):
             q = plus(x, df, 0)
