@@ -132,6 +132,11 @@ def pinwheel(cell: Sq) -> str:
     return turns.pop()
 
 
+def same_segment(*squares: Sq) -> bool:
+    """Whether all the squares are Weave squares of one segment."""
+    return all(kind(q) != "cell" for q in squares) and len({SEGMENT[q] for q in squares}) == 1
+
+
 def is_step(a: Sq, b: Sq) -> bool:
     """1.5: only a bridge-slope pair of one segment is a slide."""
     if kind(a) == "cell" or kind(b) == "cell":
@@ -264,9 +269,8 @@ def destinations(board: dict[Sq, str], x: Sq) -> set[Sq]:
             two = on_board(f2) and f2 not in board
             if two and here == "cell":
                 out.add(f2)
-            elif two and kind(f1) != "cell" and kind(f2) != "cell" and f1 not in board:
-                if SEGMENT[x] == SEGMENT[f1] == SEGMENT[f2]:
-                    out.add(f2)
+            elif two and f1 not in board and same_segment(x, f1, f2):
+                out.add(f2)
         for df in (-1, 1):
             q = plus(x, df, 0)
             if on_board(q) and q in board and white(board[q]) != me and is_step(x, q):
