@@ -134,7 +134,8 @@ def pinwheel(cell: Sq) -> str:
 
 def same_segment(*squares: Sq) -> bool:
     """Whether all the squares are Weave squares of one segment."""
-    return all(kind(q) != "cell" for q in squares) and len({SEGMENT[q] for q in squares}) == 1
+    inside = all(on_board(q) and kind(q) != "cell" for q in squares)
+    return inside and len({SEGMENT[q] for q in squares}) == 1
 
 
 def is_step(a: Sq, b: Sq) -> bool:
@@ -266,10 +267,8 @@ def destinations(board: dict[Sq, str], x: Sq) -> set[Sq]:
             if f1 not in board or (white(board[f1]) != me and is_step(x, f1)):
                 out.add(f1)
             # One cell on from a cell, or two spaces within one segment.
-            two = on_board(f2) and f2 not in board
-            if two and here == "cell":
-                out.add(f2)
-            elif two and f1 not in board and same_segment(x, f1, f2):
+            slide = f1 not in board and same_segment(x, f1, f2)
+            if on_board(f2) and f2 not in board and (here == "cell" or slide):
                 out.add(f2)
         for df in (-1, 1):
             q = plus(x, df, 0)
