@@ -199,12 +199,16 @@ def test_malformed_moves(text: str) -> None:
     assert_refused(GAME, new("-size=2"), 0, text, "not a Warp and Weft move")
 
 
-@pytest.mark.parametrize(("n", "text"), [(2, "H1"), (2, "A8"), (2, "A0"), (4, "P1"), (4, "A16"), (6, "X1")])
+@pytest.mark.parametrize(
+    ("n", "text"), [(2, "H1"), (2, "A8"), (2, "A0"), (4, "P1"), (4, "A16"), (6, "X1")]
+)
 def test_off_board(n: int, text: str) -> None:
     assert_refused(GAME, new(f"-size={n}"), 0, text, f"{text} is off the board")
 
 
-@pytest.mark.parametrize(("arm", "centre"), [("C2", "C1"), ("L12", None), ("K12", "K13"), ("L11", "K11")])
+@pytest.mark.parametrize(
+    ("arm", "centre"), [("C2", "C1"), ("L12", None), ("K12", "K13"), ("L11", "K11")]
+)
 def test_arm_squares_name_the_centre(arm: str, centre: str | None) -> None:
     state = new()
     if centre is None:  # L12 is a patch on the size-4 board, not an arm
