@@ -424,3 +424,16 @@ def test_perft_patch_primary(n: int) -> None:
 def test_load_refuses_inconsistent_records(bad: dict) -> None:
     with pytest.raises(ValueError, match="not a valid Warp and Weft game record"):
         from_dump(**bad)
+
+
+@pytest.mark.parametrize("move", ["C" + "1" * 300, "x" * 300, "threads" * 40])
+def test_a_long_move_is_quoted_cut(move: str) -> None:
+    text = assert_refused(GAME, GAME.start(GAME.parse_options([]), 2), 0, move)
+    assert len(text) < 200 and "..." in text
+
+
+@pytest.mark.parametrize("option", ["-" + "q" * 300, "-size=" + "9" * 300, "-compact=" + "y" * 300])
+def test_a_long_option_is_quoted_cut(option: str) -> None:
+    with pytest.raises(OptionError) as err:
+        GAME.parse_options([option])
+    assert len(str(err.value)) < 200 and "..." in str(err.value)
