@@ -192,3 +192,25 @@ def test_a_long_input_is_quoted_cut(move: str, quoted: str) -> None:
 def test_a_long_position_field_is_quoted_cut() -> None:
     with pytest.raises(OptionError, match=r"'Kb1Wxxxxxxxxxxxxxxxxx\.\.\.' should look like"):
         GAME.parse_options([f"-position={ST} Kb1W{'x' * 300},ka8B w - - 0 1"])
+
+
+def test_position_accepts_the_st_shorthand_of_the_spec() -> None:
+    """§9 writes ST for the start boards; -position reads it (any case)."""
+    for boards in ("ST", "st"):
+        opts = GAME.parse_options([f"-position={boards} Kb1W,kc8B w - - 0 10"])
+        assert opts["position"] == "WQ:QL1,WK:KL1,BQ:QL6,BK:KL6 Kb1W,kc8B w - - 0 10"
+
+
+def test_compact_board_fits_78_columns_once_the_game_is_over() -> None:
+    """Issue 18: the footer put Last, Check and the game-over reason on one
+    87-column line; the reason now gets its own line when it does not fit."""
+    s = pos("WQ:QL1,WK:KL1,BQ:QL6,BK:KL6 Kb1W,Nc1W,ka8B w - - 99 60")
+    s = play(s, "Nc1W-b3W")
+    text = GAME.render(s, compact=True)
+    assert max(len(line) for line in text.splitlines()) <= 78
+    assert text.splitlines()[-2:] == [
+        "Last: Nc1W-b3W   Check: no",
+        "Game over: draw: 100 plies without a capture or pawn move.",
+    ]
+    playing = GAME.render(pos(f"{ST} Kb1W,Nc1W,ka8B w - - 0 60"), compact=True)
+    assert playing.splitlines()[-1] == "Last: -   Check: no   White to move."
