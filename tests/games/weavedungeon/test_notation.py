@@ -173,3 +173,16 @@ def test_a_long_option_is_quoted_cut(option):
     with pytest.raises(OptionError) as err:
         GAME.parse_options([option])
     assert len(str(err.value)) < 200 and "..." in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "move, reason",
+    [
+        ("Ke1xe2", "a Star must leave its segment: e1 and e2 are both in [e1 e2]"),
+        ("Tc1xd1", "a Triangle must leave its segment: c1 and d1 are both in [b1 c1 d1]"),
+        ("Ke1-d2", "d2 holds your own Diamond"),  # reachable: the own piece is the reason
+    ],
+)
+def test_an_own_piece_is_the_reason_only_where_the_move_could_land(move, reason):
+    st = GAME.start(GAME.parse_options([]), 2)
+    assert assert_refused(GAME, st, 0, move) == reason
