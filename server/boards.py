@@ -24,6 +24,7 @@ from server.pictures import Picture
 from server.pictures import make as make_picture
 from server.ratings import rate_board
 from server.replies import Mail, board_root
+from server.reply_address import invite
 from server.watchers import board_watchers
 
 if TYPE_CHECKING:
@@ -339,6 +340,7 @@ def announce(
             continue
         note = own_note(board, seat, notes)
         body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment, note)
-        mails.append(Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid],
-                          pictures=pictures if user.pictures else []))
+        mail = Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid],
+                    pictures=pictures if user.pictures else [])
+        mails.append(invite(ctx.session, ctx.settings, mail, user, board) if seat is not None else mail)
     return mails

@@ -44,6 +44,7 @@ from server.config import Settings
 from server.database import Database
 from server.model import Board, Reminder, Seat, User
 from server.replies import Mail, board_root, queue
+from server.reply_address import DIGEST_FOOTER, invite, reply_address
 from server.resources import render_template
 
 log = logging.getLogger("pbmserv.timers")
@@ -325,7 +326,7 @@ class Reminders:
                 entries.append((board, period))
         if user is None or not entries:
             return 0
-        queue(session, self.settings, self.digest_mail(user, entries))
+        queue(session, self.settings, self.digest_mail(session, user, entries))
         return len(entries)
 
     # -- what is sent ----------------------------------------------------------------
@@ -357,22 +358,32 @@ class Reminders:
         state = game.load(board.state)
         moves = boards.moves_of(session, board)
         shown = boards.board_text(self.settings, board, game, state, moves, "", board.to_move, False)
-        return Mail(to=addresses_of(user), subject=f"{game.title} Board {board.number} Reminder",
+        mail = Mail(to=addresses_of(user), subject=f"{game.title} Board {board.number} Reminder",
                     body=text.rstrip("\n") + "\n\n" + shown, references=[board_root(self.settings, game.name,
                                                                                       board.number)],
                     auto_submitted="auto-generated", users=[user.userid],
                     pictures=boards.picture(self.settings, board, game, state) if user.pictures else [])
+        return invite(session, self.settings, mail, user, board)
 
-    def digest_mail(self, user: User, entries: list[tuple[Board, int]]) -> Mail:
+    def digest_mail(self, session: Session, user: User, entries: list[tuple[Board, int]]) -> Mail:
+        """One mail for all of a user's waiting boards; each entry names its own reply address."""
         lines = []
-        for board, _period in sorted(entries, key=lambda e: (e[0].game, e[0].number)):
+        ordered = sorted(entries, key=lambda e: (e[0].game, e[0].number))
+        for board, _period in ordered:
             plugin = self.plugin(board.game)
             title = plugin.title if plugin else board.game
             days = waited_days(self.now, board.turn_since)
             lines.append(f"  {title} Board {board.number}: waiting {days:.0f} days; "
                          f"forfeit {self.forfeit_when(board)}")
+            address = reply_address(session, self.settings, user, board)
+            if address is not None:
+                lines.append(f"    your move, by mail to: {address}")
         n = len(entries)
         text = render_template("reminder_digest.txt", userid=user.userid, count=n,
                                boards="board" if n == 1 else "boards", listing="\n".join(lines))
-        return Mail(to=addresses_of(user), subject=f"pbmserv Reminder: {n} {'board' if n == 1 else 'boards'} "
+        mail = Mail(to=addresses_of(user), subject=f"pbmserv Reminder: {n} {'board' if n == 1 else 'boards'} "
                     "waiting for your move", body=text, auto_submitted="auto-generated", users=[user.userid])
+        if n == 1:
+            return invite(session, self.settings, mail, user, ordered[0][0])
+        mail.body = mail.body.rstrip("\n") + "\n\n" + DIGEST_FOOTER + "\n"
+        return mail

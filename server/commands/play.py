@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from games import Game, GameError, Outcome
 from server import accounts, boards
 from server.commands import policy
-from server.commands.base import CommandError, Context, Result
+from server.commands.base import CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb
 from server.commands.resolve import AmbiguousOption, expand_options
 from server.model import Board, Move, User, utcnow
@@ -199,7 +199,7 @@ class BoardCommand(GameCommand):
         if at is not None:
             raise CommandError(f"{args[0]}: name the board without #N here", title=game.title)
         board = boards.find_board(ctx.session, game, number, lock=True)
-        user = accounts.authenticate(ctx.session, args[1], args[2])
+        user = authenticate(ctx, args[1], args[2], board)
         seat = boards.seat_of(board, user)
         if seat is None:
             raise CommandError(f"{user.userid} is not playing on {game.title} Board {number}", board=board, title=game.title)
@@ -469,9 +469,15 @@ class Show(GameCommand):
                 pictures += boards.picture(ctx.settings, board, game, state, at)
         assert board is not None
         subject = boards.board_subject(board, game) if len(args) == 1 else f"{game.title} boards"
-        return Result(("\n" + "=" * 72 + "\n\n").join(parts), subject=subject,
-                      references=[board_root(ctx.settings, game.name, board.number)] if len(args) == 1 else [],
-                      pictures=pictures)
+        result = Result(("\n" + "=" * 72 + "\n\n").join(parts), subject=subject,
+                        references=[board_root(ctx.settings, game.name, board.number)] if len(args) == 1 else [],
+                        pictures=pictures)
+        if len(args) == 1 and boards.parse_board_ref(args[0])[1] is None:
+            sender = ctx.request.sender.lower()
+            player = next((u for u in boards.seat_users(board)
+                           if sender in (a.lower() for a in accounts.addresses_of(u))), None)
+            result.invite = (player, board) if player is not None else None
+        return result
 
 
 @game_verb

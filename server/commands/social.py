@@ -12,7 +12,7 @@ from sqlalchemy import delete, select
 
 from games import Game
 from server import accounts, boards
-from server.commands.base import Command, CommandError, Context, Result
+from server.commands.base import Command, CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb, general
 from server.model import Board, Subscription, User
 from server.replies import Mail, board_root
@@ -42,7 +42,7 @@ def open_board(ctx: Context, game: Game, args: list[str], usage: str) -> tuple[B
     if at is not None:
         raise CommandError(f"{args[0]}: name the board without #N here", title=game.title)
     board = boards.find_board(ctx.session, game, number)
-    user = accounts.authenticate(ctx.session, args[1], args[2])
+    user = authenticate(ctx, args[1], args[2], board)
     return board, user
 
 
