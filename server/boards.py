@@ -159,6 +159,7 @@ def finish(board: Board, outcome: Outcome) -> None:
     for key in ("resign", "vote", "queue", "submit"):
         pending.pop(key, None)
     board.pending = pending
+    board.vote_since = None
     session = object_session(board)
     if session is None:
         raise RuntimeError(f"board {board.game} {board.number} finished outside a session: it cannot be rated")
@@ -198,8 +199,19 @@ def status_line(board: Board, game: Game, state: Any) -> str:
     pending = board.pending or {}
     if pending.get("vote"):
         vote = pending["vote"]
-        text += f"\n{vote['by']} proposes {vote['kind']}; waiting for the others to accept or reject."
+        users = seat_users(board)
+        waiting = " and ".join(users[s].userid for s in owing_votes(board)) or "the others"
+        text += f"\n{vote['by']} proposes {vote['kind']}; waiting for {waiting} to accept or reject."
     return text
+
+
+def owing_votes(board: Board) -> list[int]:
+    """Seats that still owe a vote on the pending draw or take-back offer (in seat order)."""
+    current = (board.pending or {}).get("vote")
+    if not current:
+        return []
+    voters = current.get("voters", [s.seat for s in board.seats])
+    return [s for s in voters if s not in current["accepted"]]
 
 
 def move_list(board: Board, moves: list[Move], whole: bool) -> str:
@@ -256,7 +268,9 @@ def web_link(settings: Settings, board: Board, at: int | None = None) -> str | N
 
 
 def picture(settings: Settings, board: Board, game: Game, state: Any, at: int | None = None) -> list[Picture]:
-    """The board's picture for a mail (an empty list where the game draws none)."""
+    """The board's picture for a mail (an empty list where the game draws none, or pictures are off)."""
+    if not settings.pictures:
+        return []
     pic = make_picture(game, state, [u.userid for u in seat_users(board)], f"board-{board.number}",
                        web_link(settings, board, at))
     return [pic] if pic else []

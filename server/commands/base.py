@@ -82,6 +82,10 @@ class Command:
     def process(self, ctx: Context, args: list[str]) -> Result:
         raise NotImplementedError
 
+    def password_positions(self, args: list[str]) -> tuple[int, ...]:
+        """Where the passwords are in these arguments (a command with two forms overrides it)."""
+        return self.password_args
+
 
 def authenticate(ctx: Context, userid: str, password: str, board: Board) -> User:
     """The player of a board command, proven by the password or by the reply address.
@@ -109,7 +113,9 @@ def mask(words: list[str], prefix: int, command: type[Command] | Command | None)
         shown = words[:2] + (["..."] if len(words) > 2 else [])
         return " ".join(shown)
     out = list(words)
-    for index in command.password_args:
+    positions = (command.password_positions(words[prefix:]) if isinstance(command, Command)
+                 else command.password_args)
+    for index in positions:
         if prefix + index < len(out):
             out[prefix + index] = "********"
     return " ".join(out)
