@@ -49,6 +49,8 @@ class Settings:
     #: Seconds SQLite waits for another process's write lock before "database is locked".
     busy_timeout: float = 30.0
     poll_interval: float = 0.5
+    #: Worker processes of ``serve`` (0: worker and deliverer are threads of the listener's process).
+    workers: int = 0
 
     @property
     def address(self) -> str:
