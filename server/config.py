@@ -25,6 +25,22 @@ def parse_hostport(text: str, default_port: int) -> tuple[str, int]:
     return text, default_port
 
 
+def split_tag(address: str, delimiter: str = "+") -> tuple[str, str | None]:
+    """``local+tag@domain`` -> (``local@domain``, ``tag``); no tag -> (address, None).
+
+    ``delimiter`` lists the characters that start a tag, like Postfix's
+    ``recipient_delimiter``; the first one in the local part counts.
+    """
+    address = address.strip().strip("<>")
+    local, at, domain = address.rpartition("@")
+    if not at:
+        return address, None
+    cut = min((i for i in (local.find(c) for c in delimiter) if i > 0), default=-1)
+    if cut < 0:
+        return address, None
+    return f"{local[:cut]}@{domain}", local[cut + 1:]
+
+
 @dataclass
 class Settings:
     database_url: str = DEFAULT_DATABASE_URL
@@ -51,6 +67,9 @@ class Settings:
     poll_interval: float = 0.5
     #: Worker processes of ``serve`` (0: worker and deliverer are threads of the listener's process).
     workers: int = 0
+    #: Characters that start the tag of a plus-address (``pbmserv+TAG@...``),
+    #: as Postfix's ``recipient_delimiter``; reply addresses use the first.
+    recipient_delimiter: str = "+"
 
     @property
     def address(self) -> str:
@@ -70,4 +89,7 @@ class Settings:
         return parse_hostport(self.relay, 25) if self.relay else None
 
     def is_ours(self, address: str) -> bool:
-        return address.strip().lower() in {a.lower() for a in self.addresses}
+        """One of our addresses, or a plus-tagged form of one (a reply address)."""
+        own = {a.lower() for a in self.addresses}
+        address = address.strip().strip("<>").lower()
+        return address in own or split_tag(address, self.recipient_delimiter)[0] in own
