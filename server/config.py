@@ -67,6 +67,8 @@ class Settings:
     poll_interval: float = 0.5
     #: Worker processes of ``serve`` (0: worker and deliverer are threads of the listener's process).
     workers: int = 0
+    #: Public base URL of the read-only board pages (``pbmserv web``); board mails link there.
+    web_url: str | None = None
     #: Characters that start the tag of a plus-address (``pbmserv+TAG@...``),
     #: as Postfix's ``recipient_delimiter``; reply addresses use the first.
     recipient_delimiter: str = "+"

@@ -18,7 +18,7 @@ import socket
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from sqlalchemy import Select, or_, select
@@ -31,6 +31,7 @@ from server.config import Settings
 from server.database import Database
 from server.model import Inbound, utcnow
 from server.parse import ParsedMail, parse_message
+from server.pictures import Picture, wanted_by
 from server.replies import Mail, queue
 from server.resources import render_template
 
@@ -44,6 +45,8 @@ class StepResult:
     text: str
     subject: str
     references: list[str]
+    #: Board pictures for the sender's reply (already dropped when they turned pictures off).
+    pictures: list[Picture] = field(default_factory=list)
 
 
 def error_subject(words: list[str], exc: Exception) -> str:
@@ -206,8 +209,14 @@ class Worker:
         """Run command ``index`` on the locked row: result, replies, progress (the caller commits)."""
         started = time.perf_counter()
         result = self._execute(session, parsed, line)
-        row.results = [*row.results, {"command": result[0], "ok": result[1].ok, "text": result[1].text,
-                                       "subject": result[1].subject, "references": result[1].references}]
+        # A board's picture is kept only with its latest result: the combined
+        # reply shows each board once, as it stands after the last command.
+        shown = {p.filename for p in result[1].pictures}
+        earlier = [{**r, "pictures": [p for p in r.get("pictures", []) if p["filename"] not in shown]}
+                   for r in row.results] if shown else row.results
+        row.results = [*earlier, {"command": result[0], "ok": result[1].ok, "text": result[1].text,
+                                  "subject": result[1].subject, "references": result[1].references,
+                                  "pictures": [p.to_json() for p in result[1].pictures]}]
         row.commands_done = index + 1
         last = index + 1 >= max(1, len(parsed.commands))
         if not parsed.multiple:
@@ -240,11 +249,12 @@ class Worker:
         except (CommandError, games.GameError) as exc:
             subject = error_subject(words, exc)
             return shown, StepResult(False, str(exc), subject, []), self._error_mail(parsed, shown, str(exc), subject)
-        outcome = StepResult(True, result.text, result.subject, result.references)
+        pictures = result.pictures if result.pictures and wanted_by(session, [parsed.reply_to]) else []
+        outcome = StepResult(True, result.text, result.subject, result.references, pictures)
         if sender_copy:
             return shown, outcome, None
         reply = Mail(to=[parsed.reply_to], subject=result.subject, body=result.text,
-                     in_reply_to=parsed.message_id or None, references=result.references)
+                     in_reply_to=parsed.message_id or None, references=result.references, pictures=pictures)
         return shown, outcome, reply
 
     def _queue_mails(self, session: Session, parsed: ParsedMail, result: Result) -> bool:
@@ -275,8 +285,10 @@ class Worker:
             lines.append(f"Unprocessed: only the first {self.settings.max_commands} commands of a mail are read.")
         refs = [ref for r in results for ref in r.get("references", [])]
         subject = "pbmserv results" if ok else "pbmserv Error"
+        pictures = [Picture.from_json(p) for r in results for p in r.get("pictures", [])]
         return Mail(to=[parsed.reply_to], subject=subject, body="\n".join(lines),
-                    in_reply_to=parsed.message_id or None, references=list(dict.fromkeys(refs))[:5])
+                    in_reply_to=parsed.message_id or None, references=list(dict.fromkeys(refs))[:5],
+                    pictures=pictures)
 
     # -- failures -----------------------------------------------------------
     def _failed(self, inbound_id: int, error: str) -> None:

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from server.config import Settings
 from server.errors import CommandError
+from server.pictures import Picture
 from server.replies import Mail
 
 __all__ = ["Command", "CommandError", "Context", "Request", "Result", "mask"]
@@ -43,6 +44,8 @@ class Result:
     subject: str = "pbmserv reply"
     mails: list[Mail] = field(default_factory=list)
     references: list[str] = field(default_factory=list)
+    #: Board pictures for the reply to the sender (server.pictures).
+    pictures: list[Picture] = field(default_factory=list)
 
 
 @dataclass
