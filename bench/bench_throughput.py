@@ -333,7 +333,7 @@ class Run:
     failures: list[str] = field(default_factory=list)
 
 
-def drive(port: int, sink: RelaySink, game: games.Game, clients: int, total: int, rate: float | None,
+def drive(ports: list[int], sink: RelaySink, game: games.Game, clients: int, total: int, rate: float | None,
           rng: random.Random) -> tuple[Run, float]:
     """Send ``total`` move mails; closed loop (as fast as boards free up) or at ``rate``/s.
 
@@ -368,7 +368,7 @@ def drive(port: int, sink: RelaySink, game: games.Game, clients: int, total: int
             with sink.lock:
                 sink.waiting[msgid] = board
             try:
-                run.sent[msgid] = send_timed(port, sender, ADDRESS, data)
+                run.sent[msgid] = send_timed(ports[k % len(ports)], sender, ADDRESS, data)
             except (OSError, smtplib.SMTPException, RuntimeError) as exc:
                 run.failures.append(f"{type(exc).__name__}: {exc}")
 
@@ -433,12 +433,17 @@ class TreeCpu:
         return dict(self.seen)
 
 
+#: Which part of the server a stack belongs to, by a frame in it.
+ROLES = [("_deliver_loop", "deliverer"), ("_work_loop", "workers"), ("GroupCommit._run", "store thread"),
+         ("supervise", "supervisor")]
+
+
 def top_frames(path: Path, count: int = 12) -> str:
     """The functions with the most samples (self time), per process, from py-spy's raw output.
 
     Each line of the raw (collapsed) format is ``frame;frame;...;leaf N``;
-    with ``--subprocesses`` the first frame names the process.  A frame's
-    inclusive share counts every stack it appears in once.
+    stacks are grouped by the part of the server they belong to (ROLES).
+    A frame's inclusive share counts every stack it appears in once.
     """
     from collections import Counter, defaultdict
 
@@ -449,12 +454,9 @@ def top_frames(path: Path, count: int = 12) -> str:
         stack, _, n = line.rpartition(" ")
         if not n.isdigit():
             continue
-        frames = stack.split(";")
-        proc = frames[0] if frames[0].startswith("process ") else "process"
-        if proc != "process":
-            frames = frames[1:]
-        proc = proc.split(":")[0]
-        frames = [f for f in frames if not f.startswith("thread ")] or ["?"]
+        frames = [f for f in stack.split(";") if not f.startswith(("process ", "thread "))] or ["?"]
+        # py-spy names forked children after their parent, so the part is told by its frames.
+        proc = next((role for key, role in ROLES if key in stack), "listener (event loop)")
         samples = int(n)
         totals[proc] += samples
         own[proc][frames[-1]] += samples
@@ -487,79 +489,121 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[index]
 
 
+@dataclass
+class Measured:
+    """What one configuration of servers did in the peak and latency runs."""
+
+    peak: float
+    server_cpu: float  # seconds per command, all server processes
+    per_proc: dict[str, float]  # label -> seconds per command
+    bench_cpu: float
+    half: float
+    latencies: list[float]
+    failures: list[str]
+    load_before: str
+    load_after: str
+
+
+def loadavg() -> str:
+    path = Path("/proc/loadavg")
+    return path.read_text().split()[0] if path.exists() else "?"
+
+
+def measure_servers(kind: str, bdb: BenchDatabase, boards: list[BenchBoard], servers: int,
+                    args: argparse.Namespace, game: games.Game, workdir: Path, rng: random.Random,
+                    tag: str) -> Measured:
+    """Start ``servers`` serve processes on one database, warm up, then the peak and latency runs."""
+    sink = RelaySink()
+    relay = Controller(sink, hostname="127.0.0.1", port=free_port(), server_hostname="relay.bench.test")
+    relay.start()
+    for b in boards:
+        sink.free.put(b)
+    ports = [free_port() for _ in range(servers)]
+    procs = [server_process(bdb.url, port, relay.port, workdir / f"serve-{tag}-{i}.log", args.workers)
+             for i, port in enumerate(ports)]
+    spy = None
+    try:
+        for port, proc in zip(ports, procs, strict=True):
+            wait_port(port, proc)
+        if args.profile:
+            spy = subprocess.Popen(["py-spy", "record", "--pid", str(procs[0].pid), "--rate", "250", "--format",
+                                    "raw", "--subprocesses", "--nonblocking", "-o", str(workdir / f"profile-{tag}.txt")],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(1)
+        # Warm-up: imports, connection pools, page cache, and every player's
+        # first verify (a long-running server has seen its players' passwords;
+        # --cold skips this, and then most commands pay a full argon2 verify).
+        # Each worker process keeps its own cache of verified passwords, so
+        # every player moves several times (--warmup rounds) to reach all.
+        warm = 10 if args.cold else args.warmup * len(boards) * game.players * servers
+        drive(ports, sink, game, args.clients, warm, None, rng)
+        trees = [TreeCpu(proc.pid) for proc in procs]
+        before = [tree.split() for tree in trees]
+        own_before = time.process_time()
+        load_before = loadavg()
+        run, seconds = drive(ports, sink, game, args.clients, args.commands, None, rng)
+        after = [tree.split() for tree in trees]
+        load_after = loadavg()
+        n = max(1, len(run.sent))
+        per_proc: dict[str, float] = {}
+        for i, (b, a, proc) in enumerate(zip(before, after, procs, strict=True)):
+            for pid in a:
+                role = "listener" if pid == proc.pid else f"child {pid}"
+                per_proc[f"serve{i} {role}"] = (a[pid] - b.get(pid, 0.0)) / n
+        bench_cpu = (time.process_time() - own_before) / n
+        peak = len(run.sent) / seconds
+        half = args.latency_rate or peak / 2
+        lat_run, _ = drive(ports, sink, game, args.clients, args.latency_commands, half, rng)
+    finally:
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)
+            spy.wait(timeout=30)
+            profile = workdir / f"profile-{tag}.txt"
+            print(f"  [{tag}] py-spy profile of the server processes (collapsed stacks): {profile}")
+            if profile.exists():
+                print(top_frames(profile))
+        for proc in procs:
+            stop(proc)
+        relay.stop()
+    latencies = [(sink.arrived[m] - t0) * 1000 for m, t0 in lat_run.sent.items() if m in sink.arrived]
+    return Measured(peak, sum(per_proc.values()), per_proc, bench_cpu, half, latencies,
+                    run.failures + lat_run.failures + sink.errors, load_before, load_after)
+
+
 def bench_backend(kind: str, args: argparse.Namespace, game: games.Game, workdir: Path) -> dict[str, float]:
     bdb = BenchDatabase(kind, args.postgres_url, workdir)
     rng = random.Random(11)
     try:
         boards = populate(bdb.db, game, args.boards, rng)
         ceiling, sink_cpu = ceiling_rate(args.clients, args.commands, game, boards)
-        sink = RelaySink()
-        relay = Controller(sink, hostname="127.0.0.1", port=free_port(), server_hostname="relay.bench.test")
-        relay.start()
-        for b in boards:
-            sink.free.put(b)
-        port = free_port()
-        log_path = workdir / f"serve-{kind}.log"
-        proc = server_process(bdb.url, port, relay.port, log_path, args.workers)
-        spy = None
-        try:
-            wait_port(port, proc)
-            if args.profile:
-                spy = subprocess.Popen(["py-spy", "record", "--pid", str(proc.pid), "--rate", "250", "--format", "raw",
-                                        "--subprocesses", "--nonblocking", "-o", str(workdir / f"profile-{kind}.txt")],
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                time.sleep(1)
-            # Warm-up: imports, connection pools, page cache, and every player's
-            # first verify (a long-running server has seen its players' passwords;
-            # --cold skips this, and then most commands pay a full argon2 verify).
-            # Each worker process keeps its own cache of verified passwords, so
-            # every player moves several times (--warmup rounds) to reach all.
-            warm = 10 if args.cold else args.warmup * len(boards) * game.players
-            drive(port, sink, game, args.clients, warm, None, rng)
-            tree = TreeCpu(proc.pid)
-            split_before = tree.split()
-            cpu_before, own_before = sum(split_before.values()), time.process_time()
-            load_before = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
-            run, seconds = drive(port, sink, game, args.clients, args.commands, None, rng)
-            split_after = tree.split()
-            server_cpu = (sum(split_after.values()) - cpu_before) / max(1, len(run.sent))
-            per_proc = {pid: (split_after[pid] - split_before.get(pid, 0.0)) / max(1, len(run.sent))
-                        for pid in split_after}
-            bench_cpu = (time.process_time() - own_before) / max(1, len(run.sent))
-            peak = len(run.sent) / seconds
-            half = args.latency_rate or peak / 2
-            lat_run, _ = drive(port, sink, game, args.clients, args.latency_commands, half, rng)
-        finally:
-            if spy is not None:
-                spy.send_signal(signal.SIGINT)
-                spy.wait(timeout=30)
-                profile = workdir / f"profile-{kind}.txt"
-                print(f"  [{kind}] py-spy profile of the server processes (collapsed stacks): {profile}")
-                if profile.exists():
-                    print(top_frames(profile))
-            stop(proc)
-            relay.stop()
-        latencies = [(sink.arrived[m] - t0) * 1000 for m, t0 in lat_run.sent.items() if m in sink.arrived]
-        for problem in sorted(set(run.failures + lat_run.failures + sink.errors))[:5]:
+        m = measure_servers(kind, bdb, boards, 1, args, game, workdir, rng, kind)
+        for problem in sorted(set(m.failures))[:5]:
             print(f"  [{kind}] problem: {problem}")
-        result = {"server_cpu_ms": server_cpu * 1000, "sink_cpu_ms": sink_cpu * 1000, "ceiling": ceiling, "peak": peak, "ratio": peak / ceiling, "half": half,
-                  "p50": percentile(latencies, 50), "p99": percentile(latencies, 99),
-                  "errors": len(sink.errors) + len(run.failures) + len(lat_run.failures)}
-        print(f"{kind:<9} ceiling (bare aiosmtpd sink) {ceiling:7.1f} msg/s | pbmserv {peak:6.1f} cmd/s "
-              f"= {result['ratio']:.0%} of ceiling (target >= {50 if kind == 'sqlite' else 40}%)")
-        load_after = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
-        ratio_cpu = server_cpu / sink_cpu if sink_cpu else float("inf")
-        result["cpu_ratio"] = ratio_cpu
-        split = ", ".join(f"pid {pid} {ms * 1000:.1f}" for pid, ms in sorted(per_proc.items()))
-        print(f"{kind:<9} CPU per message: bare sink {sink_cpu * 1000:.2f} ms, pbmserv (all {len(per_proc)} "
-              f"processes) {server_cpu * 1000:.1f} ms per command = {ratio_cpu:.1f}x the sink (target <= 3x) "
-              f"[{split} ms]; clients + relay sink (this process) {bench_cpu * 1000:.1f} ms")
-        print(f"{kind:<9} {os.cpu_count()} CPUs, load average {load_before} before / {load_after} after the peak "
-              f"run (/proc/loadavg, 1 min)")
-        print(f"{kind:<9} latency end of DATA -> reply at relay, at {half:.1f} cmd/s "
+        target = 50 if kind == "sqlite" else 40
+        result = {"ceiling": ceiling, "peak": m.peak, "ratio": m.peak / ceiling, "half": m.half,
+                  "p50": percentile(m.latencies, 50), "p99": percentile(m.latencies, 99),
+                  "cpu_ratio": m.server_cpu / sink_cpu if sink_cpu else float("inf"), "errors": len(m.failures)}
+        print(f"{kind:<9} ceiling (bare aiosmtpd sink) {ceiling:7.1f} msg/s | pbmserv {m.peak:6.1f} cmd/s "
+              f"= {result['ratio']:.0%} of ceiling (target >= {target}%)")
+        split = ", ".join(f"{label} {sec * 1000:.1f}" for label, sec in m.per_proc.items())
+        print(f"{kind:<9} CPU per message: bare sink {sink_cpu * 1000:.2f} ms, pbmserv (all {len(m.per_proc)} "
+              f"processes) {m.server_cpu * 1000:.1f} ms per command = {result['cpu_ratio']:.1f}x the sink "
+              f"(target <= 3x) [{split} ms]; clients + relay sink (this process) {m.bench_cpu * 1000:.1f} ms")
+        print(f"{kind:<9} {os.cpu_count()} CPUs, load average {m.load_before} before / {m.load_after} after the "
+              f"peak run (/proc/loadavg, 1 min)")
+        print(f"{kind:<9} latency end of DATA -> reply at relay, at {m.half:.1f} cmd/s "
               f"({'half peak' if not args.latency_rate else 'fixed rate'}): "
               f"p50 {result['p50']:.1f} ms  p99 {result['p99']:.1f} ms (target p99 < 100 ms)"
-              f"  [{len(latencies)} samples, {result['errors']} errors; server log {log_path}]")
+              f"  [{len(m.latencies)} samples, {result['errors']} errors; logs in {workdir}]")
+        if kind == "postgres" and args.scaleout:
+            two = measure_servers(kind, bdb, boards, 2, args, game, workdir, rng, "postgres-2x")
+            listeners = sum(v for k, v in two.per_proc.items() if "listener" in k)
+            print(f"{kind:<9} scale-out: two serve processes {two.peak:6.1f} cmd/s vs one {m.peak:6.1f} = "
+                  f"{two.peak / m.peak:.2f}x (target >= 1.6x with the cores; {os.cpu_count()} CPUs here); "
+                  f"CPU per command {two.server_cpu * 1000:.1f} ms (listeners {listeners * 1000:.1f}, "
+                  f"workers + deliverers {(two.server_cpu - listeners) * 1000:.1f}); load average "
+                  f"{two.load_before} / {two.load_after}; {len(two.failures)} errors")
+            result["scaleout"] = two.peak / m.peak
         return result
     finally:
         bdb.close()
@@ -581,6 +625,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="serve --workers N (default: the server's default, the number of cores)")
     parser.add_argument("--warmup", type=int, default=int(env("BENCH_WARMUP", "5")),
                         help="warm-up moves per player before the measured runs")
+    parser.add_argument("--scaleout", action=argparse.BooleanOptionalAction, default=env("BENCH_SCALEOUT", "1") == "1",
+                        help="PostgreSQL: also run two serve processes on the one database")
     parser.add_argument("--game", default=env("BENCH_GAME", "interweave"))
     parser.add_argument("--postgres-url", default=env("PBMSERV_BENCH_POSTGRES_URL", DEFAULT_PG))
     parser.add_argument("--profile", action="store_true",

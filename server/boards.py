@@ -295,9 +295,18 @@ def announce(
     new: bool = False,
     comment_by: str | None = None,
     comment: str = "",
+    moves: list[Move] | None = None,
+    pictures: list[Picture] | None = None,
 ) -> list[Mail]:
-    """One board mail per player (drawn from their seat) and per watcher."""
-    moves = moves_of(ctx.session, board)
+    """One board mail per player (drawn from their seat) and per watcher.
+
+    ``moves`` and ``pictures``: the board's move list and picture of
+    ``state`` when the caller has them already -- the move path needs both
+    for the mover's reply too, and drawing the PNG is the dearest step of
+    a move (7.5 ms for interweave), so it is drawn once per command.
+    """
+    if moves is None:
+        moves = moves_of(ctx.session, board)
     whole = new or board.status != "active"
     subject = board_subject(board, game, new)
     root = board_root(ctx.settings, game.name, board.number)
@@ -312,7 +321,10 @@ def announce(
         seen = {u.id for u, _ in recipients}
         recipients += [(u, None) for u in board_watchers(ctx.session, board, "notify") if u.id not in seen]
     wanted = any(u.pictures and u.active and u.addresses for u, _ in recipients)
-    pictures = picture(ctx.settings, board, game, state) if wanted else []
+    if not wanted:
+        pictures = []
+    elif pictures is None:
+        pictures = picture(ctx.settings, board, game, state)
     for user, seat in recipients:
         if not user.active or not user.addresses:
             continue

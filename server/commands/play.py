@@ -201,15 +201,17 @@ def check_turn(board: Board, game: Game, seat: int) -> None:
 
 def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, comment_by: str, seat: int | None) -> Result:
     """Mails for everyone after a change, and the mover's own copy as the result."""
-    mails = boards.announce(ctx, board, game, state, headline, comment_by=comment_by, comment=ctx.request.comment)
     moves = boards.moves_of(ctx.session, board)
+    pictures = boards.picture(ctx.settings, board, game, state)
+    mails = boards.announce(ctx, board, game, state, headline, comment_by=comment_by, comment=ctx.request.comment,
+                            moves=moves, pictures=pictures)
     text = boards.board_text(ctx.settings, board, game, state, moves, headline, seat, board.status != "active")
     return Result(
         text,
         subject=boards.board_subject(board, game),
         mails=mails,
         references=[board_root(ctx.settings, game.name, board.number)],
-        pictures=boards.picture(ctx.settings, board, game, state),
+        pictures=pictures,
     )
 
 
