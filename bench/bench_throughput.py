@@ -17,11 +17,23 @@ Run: ``python bench/bench_throughput.py`` (both databases; ``--db sqlite`` or
   from the end of DATA (the client has sent the final ``.``) to the reply
   carrying ``In-Reply-To: <that message>`` arriving at the relay; p50/p99.
 
+* CPU per command: user + system time of every server process (``serve``
+  and the worker and delivery processes it forks, found with psutil) over
+  the peak run, against the sink's CPU per message.
+* scale-out (PostgreSQL): the same peak run against two ``serve``
+  processes on the one database, clients alternating between them.
+
 Knobs (flag or env): --clients/BENCH_CLIENTS (8), --commands/BENCH_COMMANDS
 (600 for the peak run), --latency-commands/BENCH_LATENCY_COMMANDS (300),
---boards/BENCH_BOARDS (64), --cold (no warm-up round), --game/BENCH_GAME (interweave),
---postgres-url/PBMSERV_BENCH_POSTGRES_URL (postgresql://postgres@127.0.0.1:5432/test).
-Targets (issue 10): peak >= 50% of the ceiling; p99 < 100 ms.
+--boards/BENCH_BOARDS (64), --cold (no warm-up round), --warmup/BENCH_WARMUP
+(5 moves per player first), --workers/BENCH_WORKERS (serve --workers; default
+the server's), --no-pictures/BENCH_PICTURES=0 (players turned board pictures
+off), --no-scaleout/BENCH_SCALEOUT=0, --game/BENCH_GAME (interweave),
+--postgres-url/PBMSERV_BENCH_POSTGRES_URL (postgresql://postgres@127.0.0.1:5432/test),
+--profile (py-spy of every server process; top frames per part printed).
+Targets (issue 19): peak >= 50% of the ceiling on SQLite, >= 40% on
+PostgreSQL; CPU per command <= 3x the sink's per message; p99 < 100 ms at
+half the peak; two servers >= 1.6x one (where the machine has the cores).
 """
 
 from __future__ import annotations
@@ -575,6 +587,9 @@ def bench_backend(kind: str, args: argparse.Namespace, game: games.Game, workdir
     rng = random.Random(11)
     try:
         boards = populate(bdb.db, game, args.boards, rng)
+        if not args.pictures:
+            with bdb.db.engine.begin() as conn:
+                conn.execute(text("UPDATE users SET pictures = :off"), {"off": False})
         ceiling, sink_cpu = ceiling_rate(args.clients, args.commands, game, boards)
         m = measure_servers(kind, bdb, boards, 1, args, game, workdir, rng, kind)
         for problem in sorted(set(m.failures))[:5]:
@@ -627,6 +642,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="warm-up moves per player before the measured runs")
     parser.add_argument("--scaleout", action=argparse.BooleanOptionalAction, default=env("BENCH_SCALEOUT", "1") == "1",
                         help="PostgreSQL: also run two serve processes on the one database")
+    parser.add_argument("--pictures", action=argparse.BooleanOptionalAction, default=env("BENCH_PICTURES", "1") == "1",
+                        help="board pictures in the mails (the users' default); --no-pictures turns them off")
     parser.add_argument("--game", default=env("BENCH_GAME", "interweave"))
     parser.add_argument("--postgres-url", default=env("PBMSERV_BENCH_POSTGRES_URL", DEFAULT_PG))
     parser.add_argument("--profile", action="store_true",

@@ -99,7 +99,10 @@ class Server:
 
     def start(self) -> None:
         if self.pool is not None:
-            self.pool.start()  # before any thread of ours runs: fork copies only the calling thread
+            # Before any thread of ours runs (fork copies only the calling
+            # thread) and with no connection open to inherit.
+            self.db.engine.dispose()
+            self.pool.start()
             self._spawn(self.pool.supervise, "pbmserv-supervisor")
         else:
             self._spawn(self._work_loop, "pbmserv-worker")
