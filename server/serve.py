@@ -10,10 +10,12 @@ sharing the database may have stored or queued something.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import multiprocessing
 import os
+import select
 import signal
 import threading
 import time
@@ -88,9 +90,9 @@ class Server:
         self.pool: Pool | None = None
         if settings.workers > 0:
             self.pool = Pool(self)
-            self.stopping: Any = self.pool.context.Event()
-            self.inbound_ready: Any = self.pool.context.Event()
-            self.outbox_ready: Any = self.pool.context.Event()
+            self.stopping: Any = Signal(self.pool.context)
+            self.inbound_ready: Any = Signal(self.pool.context)
+            self.outbox_ready: Any = Signal(self.pool.context)
         else:
             self.stopping = threading.Event()
             self.inbound_ready = threading.Event()
@@ -163,6 +165,45 @@ class Server:
             self.outbox_ready.clear()
 
 
+class Signal:
+    """An event shared by forked processes: a flag in shared memory plus a pipe to wake waiters.
+
+    Not ``multiprocessing.Event``: its condition counts sleepers in
+    semaphores, and a waiter killed while asleep (a worker that dies, which
+    the supervisor must survive) leaves the next ``set()`` blocked for ever.
+    Here nothing is locked: ``set`` raises the flag and writes a byte
+    (non-blocking; a full pipe already wakes everyone), ``wait`` selects
+    on the pipe, ``clear`` lowers the flag and drains the pipe.
+    """
+
+    def __init__(self, context: Any) -> None:
+        self.flag = context.Value("b", 0, lock=False)
+        self.reader, self.writer = os.pipe()
+        os.set_blocking(self.reader, False)
+        os.set_blocking(self.writer, False)
+
+    def set(self) -> None:
+        self.flag.value = 1
+        with contextlib.suppress(BlockingIOError):
+            os.write(self.writer, b"!")
+
+    def is_set(self) -> bool:
+        return bool(self.flag.value)
+
+    def clear(self) -> None:
+        self.flag.value = 0
+        try:
+            while os.read(self.reader, 4096):
+                pass
+        except BlockingIOError:
+            pass
+
+    def wait(self, timeout: float | None = None) -> bool:
+        if not self.is_set():
+            select.select([self.reader], [], [], timeout)
+        return self.is_set()
+
+
 class Pool:
     """The worker and delivery processes of a ``serve --workers N``."""
 
@@ -187,6 +228,9 @@ class Pool:
         """A child's whole life: its own connections, its loop, exit when told or orphaned."""
         _die_with_parent()
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group; the parent stops us
+        # A child forked again by the supervisor would inherit the CLI's
+        # SIGTERM handler, which only sets an event of the parent's.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         server = self.server
         server.db.engine.dispose(close=False)  # the parent's pooled connections are not ours to use
         db = Database(server.settings.database_url, server.settings.busy_timeout)

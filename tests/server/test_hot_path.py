@@ -122,33 +122,60 @@ def _wait(predicate, timeout: float = 20.0) -> bool:  # type: ignore[no-untyped-
     return False
 
 
-def test_worker_processes_are_restarted_and_die_with_the_server(sqlite_url: str, tmp_path: Path) -> None:
-    sink = Sink().start()
+def _serve(url: str, sink: Sink, log_path: Path) -> tuple[subprocess.Popen, int]:
     port = free_port()
-    log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115 - handed to the child
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--database-url", sqlite_url, "--address", ADDRESS,
-         "--relay", f"127.0.0.1:{sink.port}", "--listen", f"127.0.0.1:{port}", "serve", "--workers", "2"],
-        cwd=ROOT, stdout=log, stderr=log, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "server.cli", "--database-url", url, "--address", ADDRESS,
+             "--relay", f"127.0.0.1:{sink.port}", "--listen", f"127.0.0.1:{port}", "serve", "--workers", "2"],
+            cwd=ROOT, stdout=log, stderr=log, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert _wait(lambda: len(_children(proc.pid)) >= 3), "two workers and a deliverer were not started"
+    assert _wait(lambda: _listening(port))
+    return proc, port
+
+
+def test_a_dead_worker_is_replaced_and_sigterm_stops_every_process(sqlite_url: str, tmp_path: Path) -> None:
+    sink = Sink().start()
+    proc, port = _serve(sqlite_url, sink, tmp_path / "serve.log")
+    first = _children(proc.pid)
+    children = list(first)
     try:
-        assert _wait(lambda: len(_children(proc.pid)) >= 3), "two workers and a deliverer were not started"
-        assert _wait(lambda: _listening(port))
-        first = _children(proc.pid)
         os.kill(first[0], signal.SIGKILL)
         assert _wait(lambda: len(set(_children(proc.pid)) - set(first)) == 1), "the dead child was not replaced"
         send(port, make_mail("alice@example.org", ADDRESS, "help"), sender="alice@example.org", to=ADDRESS)
         assert _wait(lambda: len(sink.messages) == 1), "no reply after a worker was replaced"
-        children = _children(proc.pid)
+        children += _children(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        # The replacement too: a re-forked child must not inherit the CLI's SIGTERM handler.
+        assert _wait(lambda: not any(_alive(c) for c in children), 10), "a child outlived the stopped server"
+    finally:
+        _reap(proc, children)
+        sink.stop()
+    assert "died" in (tmp_path / "serve.log").read_text()
+
+
+def test_worker_processes_die_with_a_killed_server(sqlite_url: str, tmp_path: Path) -> None:
+    sink = Sink().start()
+    proc, _ = _serve(sqlite_url, sink, tmp_path / "serve.log")
+    children = _children(proc.pid)
+    try:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
         assert _wait(lambda: not any(_alive(c) for c in children), 10), "children outlived the killed server"
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        log.close()
+        _reap(proc, children)
         sink.stop()
-    assert "died" in (tmp_path / "serve.log").read_text()
+
+
+def _reap(proc: subprocess.Popen, children: list[int]) -> None:
+    """Leave no process behind, whatever the test found."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    for child in children:
+        if _alive(child):
+            os.kill(child, signal.SIGKILL)
 
 
 def _listening(port: int) -> bool:
