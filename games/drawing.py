@@ -96,6 +96,14 @@ class Drawing:
     title: str = ""
     background: str = "#ffffff"
     shapes: list[Shape] = field(default_factory=list)
+    #: The first ``base_count`` shapes depend on ``base_key`` alone (the board's
+    #: geometry, never the position): a renderer may paint them once and reuse them.
+    base_key: str = ""
+    base_count: int = 0
+
+    def mark_base(self, key: str) -> None:
+        """Everything added so far is the same for every position of ``key``."""
+        self.base_key, self.base_count = key, len(self.shapes)
 
     def add(self, *shapes: Shape) -> None:
         self.shapes.extend(shapes)

@@ -33,6 +33,7 @@ from server.model import Inbound, utcnow
 from server.parse import ParsedMail, parse_message
 from server.pictures import Picture, wanted_by
 from server.replies import Mail, queue
+from server.reply_address import REPLY_VERBS, command_for, invite, reply_token
 from server.resources import render_template
 
 log = logging.getLogger("pbmserv.worker")
@@ -167,7 +168,8 @@ class Worker:
         if row.commands_done == 0 and self._is_duplicate(session, row.id, row.dedupe_key):
             self._finish_quietly(row, "duplicate", f"same message as an earlier one ({row.dedupe_key[:80]})")
             return row.id, None, 0
-        parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands)
+        parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands,
+                               reply_token(self.settings, list(row.rcpt_to or [])))
         if parsed.no_reply_reason or not parsed.reply_to:
             reason = parsed.no_reply_reason or "no address to answer"
             log.info("inbound %d from %r not answered: %s", row.id, row.mail_from, reason)
@@ -234,16 +236,28 @@ class Worker:
 
     def _execute(self, session: Session, parsed: ParsedMail, line: str | None) -> tuple[str, StepResult, Mail | None]:
         """Run one command; returns (masked line, outcome, reply to the sender or None)."""
+        if line is None and parsed.reply_token:
+            line = ""  # command_for says what a reply lacks, once its address is checked
         if line is None:
             reason = "No command found: put one command in the Subject, or one a line in the body with an empty Subject."
             return "", StepResult(False, reason, "pbmserv Error", []), self._error_mail(parsed, "(none)", reason, "pbmserv Error")
         words = line.split()
-        shown = masked_line(words)
-        request = Request(words=words, line=line, sender=parsed.reply_to, comment=parsed.comment,
-                          message_id=parsed.message_id, multiple=parsed.multiple)
-        ctx = Context(session=session, settings=self.settings, request=request, now=utcnow())
+        # A reply to play, unless the player typed a whole command (then it is
+        # that command, password and all, as if mailed to the bare address).
+        by_reply = bool(parsed.reply_token) and (describe(words)[0] is None or words[0].lower() in REPLY_VERBS)
+        # Nothing a reply says is quoted before its address is checked: it may hold a password.
+        shown = "(a reply to a board mail)" if by_reply else masked_line(words)
         try:
             with session.begin_nested():
+                identity, comment = None, parsed.comment
+                if by_reply:  # the same command, proven by the reply address instead of a password
+                    assert parsed.reply_token is not None
+                    reply = command_for(session, parsed.reply_token, line, parsed.from_subject, comment)
+                    words, identity, comment = reply.words, reply.identity, reply.comment
+                    shown = masked_line(words)
+                request = Request(words=words, line=line, sender=parsed.reply_to, comment=comment,
+                                  message_id=parsed.message_id, multiple=parsed.multiple, identity=identity)
+                ctx = Context(session=session, settings=self.settings, request=request, now=utcnow())
                 result = dispatch(ctx, words)
                 sender_copy = self._queue_mails(session, parsed, result)
         except (CommandError, games.GameError) as exc:
@@ -255,6 +269,8 @@ class Worker:
             return shown, outcome, None
         reply = Mail(to=[parsed.reply_to], subject=result.subject, body=result.text,
                      in_reply_to=parsed.message_id or None, references=result.references, pictures=pictures)
+        if result.invite is not None and not parsed.multiple:
+            invite(session, self.settings, reply, *result.invite)
         return shown, outcome, reply
 
     def _queue_mails(self, session: Session, parsed: ParsedMail, result: Result) -> bool:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select
 
 from games import Game, GameError, Outcome
 from server import accounts, boards
-from server.commands.base import CommandError, Context, Result
+from server.commands import policy
+from server.commands.base import CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb
+from server.commands.resolve import AmbiguousOption, expand_options
 from server.model import Board, Move, Seat, User, utcnow
 from server.replies import Mail, board_root
 
@@ -60,14 +63,44 @@ def join_quoted(tokens: list[str]) -> list[str]:
     return out
 
 
+#: Most boards one ``show USERID`` mails at once.
+SHOW_MAX = 20
+#: The ``--name`` options of a challenge that the server reads (not the game).
+SERVER_OPTIONS = ("nagtime", "forfeittime", "force", "unrated")
+#: Of those, the ones only the admin's ``pbmserv challenge`` may give.
+ADMIN_OPTIONS = ("force", "unrated")
+#: The shortest reminder period: a reminder a day is already more than pbmserv's players wanted.
+MIN_DAYS = 1.0
+
+
 def parse_days(value: str, what: str) -> float:
     try:
         days = float(value)
     except ValueError:
         raise CommandError(f"--{what}={value}: give a number of days, e.g. --{what}=7") from None
-    if not 0.5 <= days <= 365:
-        raise CommandError(f"--{what}={value}: give between 0.5 and 365 days")
+    if not MIN_DAYS <= days <= 365:
+        raise CommandError(f"--{what}={value}: give between {MIN_DAYS:g} and 365 days")
     return days
+
+
+def check_timers(nagtime: float, forfeittime: float) -> None:
+    """A reminder must come before the forfeit, or the player is never warned."""
+    if nagtime >= forfeittime:
+        raise CommandError(f"--nagtime={nagtime:g} is not below --forfeittime={forfeittime:g}: the reminder "
+                           "must come before the forfeit, so the nag time must be the shorter")
+
+
+def written_out(game: Game, tokens: list[str]) -> list[str]:
+    """Option tokens with shortened names written out (``-siz=3`` -> ``-size=3``)."""
+    try:
+        return expand_options(tokens, game.option_names)
+    except AmbiguousOption as exc:
+        raise CommandError(str(exc), title=game.title) from None
+
+
+def game_options(game: Game, tokens: list[str]) -> dict[str, Any]:
+    """The game's options from ``-name[=value]`` tokens; names may be shortened."""
+    return game.parse_options(written_out(game, tokens))
 
 
 @game_verb
@@ -82,8 +115,10 @@ class GameHelp(GameCommand):
 @game_verb
 class Challenge(GameCommand):
     name = "challenge"
+    abbrev = 5
     argument_description = "USER1 USER2 [USER3] [-OPTION[=VALUE] ...] [--nagtime=DAYS] [--forfeittime=DAYS]"
-    description = "Start a board at once; USER1 moves first. The body is the first comment."
+    description = ("Start a board at once; USER1 moves first. The body is the first comment. "
+                   "The admin's pbmserv challenge also takes --force (past any policy) and --unrated.")
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
         args = join_quoted(args)
@@ -97,26 +132,41 @@ class Challenge(GameCommand):
                 title=game.title,
             )
         nagtime, forfeittime = ctx.settings.nagtime, ctx.settings.forfeittime
+        try:
+            server_opts = expand_options(server_opts, SERVER_OPTIONS, dashes="--")
+        except AmbiguousOption as exc:
+            raise CommandError(str(exc), title=game.title) from None
+        flags = set()
         for opt in server_opts:
-            key, _, value = opt[2:].partition("=")
-            if key.lower() == "nagtime":
+            key, eq, value = opt[2:].partition("=")
+            key = key.lower()
+            if key == "nagtime":
                 nagtime = parse_days(value, "nagtime")
-            elif key.lower() == "forfeittime":
+            elif key == "forfeittime":
                 forfeittime = parse_days(value, "forfeittime")
+            elif key in ADMIN_OPTIONS and not eq:
+                if not ctx.request.admin:
+                    raise CommandError(f"--{key} is for the server's admin (pbmserv challenge) only",
+                                       title=game.title)
+                flags.add(key)
             else:
-                raise CommandError(f"Unknown option {opt}; server options are --nagtime=DAYS and --forfeittime=DAYS")
-        options = game.parse_options(game_opts)
+                raise CommandError(f"Unknown option {opt}; server options are --nagtime=DAYS and --forfeittime=DAYS",
+                                   title=game.title)
+        check_timers(nagtime, forfeittime)
+        options = game_options(game, game_opts)
         users = [accounts.require_user(ctx.session, n) for n in names]
         if len({u.id for u in users}) != len(users):
             raise CommandError("A player cannot sit at the same board twice", title=game.title)
-        check_policies(ctx, game, users)
-        board, state = boards.create_board(ctx.session, game, users, options, nagtime, forfeittime)
+        if "force" not in flags:
+            check_policies(ctx, game, users)
+        board, state = boards.create_board(ctx.session, game, users, options, nagtime, forfeittime,
+                                           rated="unrated" not in flags)
         challenger = challenger_name(ctx)
         headline = f"{challenger} started {game.title} Board {board.number}: " + " vs ".join(u.userid for u in users) + "."
         mails = boards.announce(ctx, board, game, state, headline, new=True, comment_by=challenger, comment=ctx.request.comment)
         return Result(
             headline,
-            subject=boards.board_subject(board, game, new=True),
+            subject=boards.board_subject(board, game, new=True, comment=ctx.request.comment),
             mails=mails,
             references=[board_root(ctx.settings, game.name, board.number)],
         )
@@ -134,21 +184,14 @@ def challenger_name(ctx: Context) -> str:
 
 
 def check_policies(ctx: Context, game: Game, users: list[User]) -> None:
-    """Refuse a challenge that a player's challenge policy does not allow."""
+    """Refuse a challenge that a player's challenge policy (in this game) does not allow."""
     challenger = challenger_name(ctx)
     for user in users:
         if user.userid == challenger:
             continue
-        if user.challenge_policy == "reject":
-            raise CommandError(f"{user.userid} does not accept challenges", title=game.title)
-        if user.board_limit is not None:
-            active = ctx.session.scalar(
-                select(func.count()).select_from(Board).join(Seat).where(Seat.user_id == user.id, Board.status == "active")
-            )
-            if active >= user.board_limit:
-                raise CommandError(
-                    f"{user.userid} plays at most {user.board_limit} boards at a time and has {active}", title=game.title
-                )
+        reason = policy.refusal(ctx, user, game)
+        if reason:
+            raise CommandError(reason, title=game.title)
 
 
 class BoardCommand(GameCommand):
@@ -163,7 +206,7 @@ class BoardCommand(GameCommand):
         if at is not None:
             raise CommandError(f"{args[0]}: name the board without #N here", title=game.title)
         board = boards.find_board(ctx.session, game, number, lock=True)
-        user = accounts.authenticate(ctx.session, args[1], args[2])
+        user = authenticate(ctx, args[1], args[2], board)
         seat = boards.seat_of(board, user)
         if seat is None:
             raise CommandError(f"{user.userid} is not playing on {game.title} Board {number}", board=board, title=game.title)
@@ -199,23 +242,38 @@ def check_turn(board: Board, game: Game, seat: int) -> None:
         )
 
 
-def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, comment_by: str, seat: int | None) -> Result:
+@dataclass
+class QueueNotes:
+    """What happened to queued moves and resignations: for everyone, and for one seat only.
+
+    A queued move that is not played is its owner's business: the others
+    never learn what it was.
+    """
+
+    public: str = ""
+    private: dict[int, str] = field(default_factory=dict)
+
+
+def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, comment_by: str, seat: int | None,
+           private: dict[int, str] | None = None) -> Result:
     """Mails for everyone after a change, and the mover's own copy as the result."""
     moves = boards.moves_of(ctx.session, board)
     pictures = boards.picture(ctx.settings, board, game, state)
     mails = boards.announce(ctx, board, game, state, headline, comment_by=comment_by, comment=ctx.request.comment,
-                            moves=moves, pictures=pictures)
-    text = boards.board_text(ctx.settings, board, game, state, moves, headline, seat, board.status != "active")
+                            private=private, moves=moves, pictures=pictures)
+    note = boards.own_note(board, seat, private or {})
+    text = boards.board_text(ctx.settings, board, game, state, moves, headline, seat, board.status != "active",
+                             note=note)
     return Result(
         text,
-        subject=boards.board_subject(board, game),
+        subject=boards.board_subject(board, game, comment=ctx.request.comment),
         mails=mails,
         references=[board_root(ctx.settings, game.name, board.number)],
         pictures=pictures,
     )
 
 
-def play_move(ctx: Context, board: Board, game: Game, seat: int, move: str) -> tuple[Any, str]:
+def play_move(ctx: Context, board: Board, game: Game, seat: int, move: str) -> tuple[Any, QueueNotes]:
     """Play ``move`` for ``seat`` and store it, then what the next players queued."""
     state = store_move(ctx, board, game, game.load(board.state), seat, move)
     return apply_queued(ctx, board, game, state)
@@ -227,6 +285,7 @@ def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, mo
     boards.record_move(ctx.session, board, seat, move)
     pending = dict(board.pending or {})
     pending.pop("vote", None)  # a normal move cancels a pending proposal
+    board.vote_since = None
     pending.pop("submit", None)  # a submitted move was for the position before this one
     queued = {k: v for k, v in pending.get("queue", {}).items() if k != str(seat)}
     if queued:
@@ -238,14 +297,15 @@ def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, mo
     return new_state
 
 
-def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[Any, str]:
+def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[Any, QueueNotes]:
     """Resignations and moves queued for whoever is to move now, in turn order.
 
     A queued move is played if it is still legal (and, when it was queued
-    with #N, if the board is at move #N); otherwise it is dropped and the
-    note, which every player's board mail carries, tells its owner so.
+    with #N, if the board is at move #N); otherwise it is dropped and a note
+    in its owner's board mail alone says so.
     """
     notes = []
+    private: dict[int, str] = {}
     while board.status == "active" and board.to_move is not None:
         seat = board.to_move
         user = boards.seat_users(board)[seat]
@@ -265,16 +325,16 @@ def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[An
         board.pending = pending
         move, moveno = queued["move"], queued.get("n")
         if moveno is not None and moveno != board.ply + 1:
-            notes.append(f"{user.userid}'s queued move was for move #{moveno}, but the board is at "
-                         f"move #{board.ply + 1}: it is not played.")
+            private[seat] = (f"Your queued move {move} was for move #{moveno}, but the board is at "
+                             f"move #{board.ply + 1}: it is not played, and it is your move.")
             break
         try:
             state = store_move(ctx, board, game, state, seat, move)
         except GameError as exc:
-            notes.append(f"{user.userid}'s queued move {move} is not legal now ({exc}): it is not played.")
+            private[seat] = f"Your queued move {move} is not legal now ({exc}): it is not played, and it is your move."
             break
         notes.append(f"{user.userid}'s queued move {move} is played.")
-    return state, " ".join(notes)
+    return state, QueueNotes(" ".join(notes), private)
 
 
 def resign_state(ctx: Context, board: Board, game: Game, state: Any, seat: int, reason: str) -> Any:
@@ -312,7 +372,8 @@ def resign_now(
     else:
         state = resign_state(ctx, board, game, state, seat, reason)
         state, notes = apply_queued(ctx, board, game, state)
-        headline = f"{user.userid} {verb}. {notes}".strip()
+        headline = f"{user.userid} {verb}. {notes.public}".strip()
+        return boards.announce(ctx, board, game, state, headline, private=notes.private)
     return boards.announce(ctx, board, game, state, headline)
 
 
@@ -361,8 +422,8 @@ class MoveCommand(BoardCommand):
             return vote(ctx, board, game, seat, user, word)
         check_turn(board, game, seat)
         state, notes = play_move(ctx, board, game, seat, move)
-        headline = f"{user.userid} played {move}. {notes}".strip()
-        return played(ctx, board, game, state, headline, user.userid, seat)
+        headline = f"{user.userid} played {move}. {notes.public}".strip()
+        return played(ctx, board, game, state, headline, user.userid, seat, notes.private)
 
 
 @game_verb
@@ -390,12 +451,18 @@ class Resign(GameCommand):
 @game_verb
 class Show(GameCommand):
     name = "show"
-    argument_description = "BOARD[#N] ..."
-    description = "Mail the board (as it stood after N moves) with its full move list."
+    argument_description = "[board] BOARD[#N] ... | USERID [next|active|all]"
+    description = ("Mail the board (as it stood after N moves) with its full move list; USERID: that user's "
+                   "boards of this game (next: where it is their move; all: finished ones too).")
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        if args and args[0].lower() == "board":
+            args = args[1:]  # "show board 101", as pbmserv's players wrote it
         if not args:
-            raise CommandError(f"Usage: {game.name} show BOARD[#N] ...", title=game.title)
+            raise CommandError(f"Usage: {game.name} show BOARD[#N] ..., or {game.name} show USERID "
+                               "[next|active|all]", title=game.title)
+        if not args[0][:1].isdigit():
+            return self.users_boards(ctx, game, args)
         parts = []
         pictures = []
         board = None
@@ -417,9 +484,42 @@ class Show(GameCommand):
                 pictures += boards.picture(ctx.settings, board, game, state, at)
         assert board is not None
         subject = boards.board_subject(board, game) if len(args) == 1 else f"{game.title} boards"
-        return Result(("\n" + "=" * 72 + "\n\n").join(parts), subject=subject,
-                      references=[board_root(ctx.settings, game.name, board.number)] if len(args) == 1 else [],
-                      pictures=pictures)
+        result = Result(("\n" + "=" * 72 + "\n\n").join(parts), subject=subject,
+                        references=[board_root(ctx.settings, game.name, board.number)] if len(args) == 1 else [],
+                        pictures=pictures)
+        if len(args) == 1 and boards.parse_board_ref(args[0])[1] is None:
+            sender = ctx.request.sender.lower()
+            player = next((u for u in boards.seat_users(board)
+                           if sender in (a.lower() for a in accounts.addresses_of(u))), None)
+            result.invite = (player, board) if player is not None else None
+        return result
+
+
+    def users_boards(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        """``show USERID [next|active|all]``: that user's boards of this game, each as they see it."""
+        which = args[1].lower() if len(args) > 1 else "active"
+        if len(args) > 2 or which not in ("next", "active", "all"):
+            raise CommandError(f"Usage: {game.name} show USERID [next|active|all]", title=game.title)
+        user = accounts.require_user(ctx.session, args[0])
+        query = (select(Board).join(Seat).where(Seat.user_id == user.id, Board.game == game.name)
+                 .order_by(Board.status != "active", Board.number.desc()))
+        if which != "all":
+            query = query.where(Board.status == "active")
+        rows = [b for b in ctx.session.scalars(query.limit(SHOW_MAX + 1))
+                if which != "next" or b.to_move == boards.seat_of(b, user)]
+        subject = f"{game.title} boards of {user.userid}"
+        if not rows:
+            what = {"next": "boards waiting for their move", "active": "active boards", "all": "boards"}[which]
+            return Result(f"{user.userid} has no {game.title} {what}.", subject=subject)
+        parts = []
+        for board in rows[:SHOW_MAX]:
+            state = game.load(board.state)
+            moves = boards.moves_of(ctx.session, board)
+            parts.append(boards.board_text(ctx.settings, board, game, state, moves, f"{game.title} Board {board.number}",
+                                           boards.seat_of(board, user), board.status != "active"))
+        if len(rows) > SHOW_MAX:
+            parts.append(f"Only the first {SHOW_MAX} are shown; '{game.name} games {user.userid} {which}' lists all.")
+        return Result(("\n" + "=" * 72 + "\n\n").join(parts), subject=subject)
 
 
 @game_verb

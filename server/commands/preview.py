@@ -14,6 +14,7 @@ from typing import Any
 from games import Game, GameError
 from server import boards, pictures
 from server.commands.base import Command, CommandError, Context, Result
+from server.commands.play import game_options
 from server.commands.registry import GAME_VERBS, GameCommand, game_verb, general
 from server.replies import board_root
 
@@ -57,6 +58,7 @@ def outcome_line(game: Game, state: Any, label: Any) -> str:
 @game_verb
 class Preview(GameCommand):
     name = "preview"
+    abbrev = 4
     argument_description = "BOARD[#N] MOVE ... | new [-OPTION[=VALUE] ...] MOVE ..."
     description = "What-if: plays the moves on a copy and mails the result to you only; nothing is stored."
 
@@ -65,7 +67,7 @@ class Preview(GameCommand):
             raise CommandError(f"Usage: {game.name} preview BOARD[#N] MOVE ..., or "
                                f"{game.name} preview new [-OPTION ...] MOVE ...", title=game.title)
         if args[0].lower() == "new":
-            return self.new_board(game, args[1:])
+            return self.new_board(ctx, game, args[1:])
         number, at = boards.parse_board_ref(args[0])
         board = boards.find_board(ctx.session, game, number)
         moves = boards.moves_of(ctx.session, board)
@@ -94,8 +96,8 @@ class Preview(GameCommand):
                       references=[board_root(ctx.settings, game.name, number)],
                       pictures=boards.picture(ctx.settings, board, game, state))
 
-    def new_board(self, game: Game, args: list[str]) -> Result:
-        options = game.parse_options([a for a in args if a.startswith("-")])
+    def new_board(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        options = game_options(game, [a for a in args if a.startswith("-")])
         wanted = split_moves([a for a in args if not a.startswith("-")])
         state = game.start(options, game.players)
 
@@ -109,7 +111,7 @@ class Preview(GameCommand):
                 + (": " + ", ".join(done) if done else ", before any move") + ". Nothing is stored.")
         body = "\n\n".join(p for p in (head, outcome_line(game, state, label),
                                       game.render(state, compact=bool(options.get("compact"))).rstrip("\n")) if p)
-        pic = pictures.make(game, state, None, "preview")
+        pic = pictures.make(game, state, None, "preview") if ctx.settings.pictures else None
         return Result(body + "\n", subject=f"{game.title} Preview", pictures=[pic] if pic else [])
 
 
@@ -118,6 +120,7 @@ class PreviewAnyGame(Command):
     """``preview new GAME ...`` / ``preview GAME BOARD ...``: the same, with the game named after."""
 
     name = "preview"
+    abbrev = 4
     argument_description = "new GAME [-OPTION[=VALUE] ...] MOVE ... | GAME BOARD[#N] MOVE ..."
     description = "Same as 'GAME preview ...', for those who name the game second."
 
