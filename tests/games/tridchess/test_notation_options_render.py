@@ -96,6 +96,7 @@ TWO = f"{ST} Kb1W,kc8B"
          "fullmove (got 2)"),
         (f"{ST} Kb1W,kc9B w - - 0 10", "c9B is not a square: board B has files a-d and ranks 5-8"),
         (f"{TWO} w - z5N 0 10", "z5N is not a square: board N has files a-d and ranks 3-6"),
+        (f"{TWO} w - z6QL4 0 10", "z6QL4 does not exist now: no attack board stands on QL4"),
     ],
 )
 def test_bad_position_strings(text: str, reason: str) -> None:
@@ -103,6 +104,12 @@ def test_bad_position_strings(text: str, reason: str) -> None:
     with pytest.raises(OptionError) as exc:
         GAME.parse_options([f"-position={text}"])
     assert str(exc.value) == f"-position: {reason}"
+
+
+def test_position_lists_each_side_from_its_own_board_outward() -> None:
+    """Written pieces: White's W, N, B (then up the ranks), Black's B, N, W."""
+    s = pos(f"{ST} Pc6B*,Qb4N,Kb1W,nb3W,pb5N*,kc8B w - - 0 10")
+    assert GAME.position(s) == f"{ST} Kb1W,Qb4N,Pc6B*,kc8B,pb5N*,nb3W w - - 0 10"
 
 
 def test_castling_rights_without_king_and_rook_at_home_are_dropped() -> None:
