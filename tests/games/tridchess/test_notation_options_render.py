@@ -245,8 +245,8 @@ def test_compact_board_fits_78_columns_once_the_game_is_over() -> None:
 def test_boards_hanging_on_the_lowest_pins_are_drawn_on_layer_0() -> None:
     """QL1i and KL2i stand on layer 0: their cells show in the L0 grid."""
     s = pos("WQ:QL1i,WK:KL2i,BQ:QL6,BK:KL6 Kb1W,Pz1QL1i*,kc8B w - - 0 10")
-    rows = GAME.render(s, compact=True).splitlines()
-    assert rows[8][44:] == "    .:  5"
-    assert rows[9][44:] == "    :.  4"
-    assert rows[12][44:] == "P:      1"
-    assert rows[13][44:] == ":.      0"
+    rows = GAME.render(s, compact=True).splitlines()  # rank y is on row 12 - y
+    l0 = 4 + 6 * 7  # the seventh 6-column grid, one space between grids
+    assert [rows[12 - y][l0:] for y in (5, 4, 1, 0)] == [
+        "    .:  5", "    :.  4", "P:      1", ":.      0",
+    ]
