@@ -246,7 +246,7 @@ def test_boards_hanging_on_the_lowest_pins_are_drawn_on_layer_0() -> None:
     """QL1i and KL2i stand on layer 0: their cells show in the L0 grid."""
     s = pos("WQ:QL1i,WK:KL2i,BQ:QL6,BK:KL6 Kb1W,Pz1QL1i*,kc8B w - - 0 10")
     rows = GAME.render(s, compact=True).splitlines()  # rank y is on row 12 - y
-    l0 = 4 + 6 * 7  # the seventh 6-column grid, one space between grids
+    l0 = 4 + 6 * (6 + 1)  # after six 6-column grids, each followed by a space
     assert [rows[12 - y][l0:] for y in (5, 4, 1, 0)] == [
         "    .:  5", "    :.  4", "P:      1", ":.      0",
     ]
