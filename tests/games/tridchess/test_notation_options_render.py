@@ -97,6 +97,7 @@ TWO = f"{ST} Kb1W,kc8B"
         (f"{ST} Kb1W,kc9B w - - 0 10", "c9B is not a square: board B has files a-d and ranks 5-8"),
         (f"{TWO} w - z5N 0 10", "z5N is not a square: board N has files a-d and ranks 3-6"),
         (f"{TWO} w - z6QL4 0 10", "z6QL4 does not exist now: no attack board stands on QL4"),
+        (f"{TWO} w - xx 0 10", "xx is not a square; squares look like b2W, c5N or z0QL1"),
     ],
 )
 def test_bad_position_strings(text: str, reason: str) -> None:
