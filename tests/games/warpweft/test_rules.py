@@ -450,3 +450,16 @@ def test_switch_refusals_name_the_states_as_the_help_does() -> None:
         st = GAME.play(st, seat, move)
     st = GAME.play(GAME.play(st, 0, "patches"), 1, "C3")
     assert assert_refused(GAME, st, 0, "patches") == "you are already Patching"
+
+
+def test_swap_refusals_word_for_word() -> None:
+    st = GAME.play(GAME.start(GAME.parse_options(["-size=2"]), 2), 0, "C1")
+    assert assert_refused(GAME, st, 0, "swap") == "only the second player may swap"
+    swapped = GAME.play(st, 1, "swap")
+    assert assert_refused(GAME, swapped, 0, "swap") == (
+        "the sides have already been swapped; swap is allowed only once"
+    )
+    later = GAME.play(st, 1, "A1")
+    assert assert_refused(GAME, later, 0, "swap") == (
+        "swap is allowed only as the second move, right after move 1"
+    )
