@@ -463,3 +463,12 @@ def test_swap_refusals_word_for_word() -> None:
     assert assert_refused(GAME, later, 0, "swap") == (
         "swap is allowed only as the second move, right after move 1"
     )
+
+
+def test_patch_primary_switch_back_refused_once_every_patch_is_claimed() -> None:
+    st = GAME.start(GAME.parse_options(["-size=2", "-patches"]), 2)
+    for move in ["B2", "D2", "F2", "B4", "D4", "F4", "B6", "D6", "F6", "threads", "threads"]:
+        st = GAME.play(st, GAME.to_move(st), move)
+    assert assert_refused(GAME, st, 1, "patches") == (
+        "you cannot switch to Patching: every patch is claimed"
+    )
