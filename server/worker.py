@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import textwrap
 import time
 import traceback
 from collections.abc import Callable
@@ -39,21 +38,6 @@ from server.resources import render_template
 
 log = logging.getLogger("pbmserv.worker")
 MAX_TRIES = 3
-#: Reply lines fit in 78 columns (STYLE.md); quoted text is indented by 4.
-WIDTH = 78
-
-
-def indented(text: str, indent: str = "    ") -> str:
-    """``text`` wrapped to WIDTH with every line but the first indented.
-
-    A refusal reason or a quoted command can be any length (a 300-character
-    "move"); the first line is indented by the template it goes into.
-    Words longer than a line are cut, so no line can grow past WIDTH.
-    """
-    lines = []
-    for para in text.splitlines() or [""]:
-        lines += textwrap.wrap(para, WIDTH - len(indent), break_long_words=True) or [""]
-    return ("\n" + indent).join(lines)
 
 
 @dataclass
@@ -303,7 +287,7 @@ class Worker:
         return copy and not parsed.multiple
 
     def _error_mail(self, parsed: ParsedMail, shown: str, reason: str, subject: str) -> Mail:
-        body = render_template("error.txt", command=indented(shown), reason=indented(reason))
+        body = render_template("error.txt", command=shown, reason=reason)
         return Mail(to=[parsed.reply_to], subject=subject, body=body, in_reply_to=parsed.message_id or None)
 
     def _combined(self, parsed: ParsedMail, results: list[dict]) -> Mail:

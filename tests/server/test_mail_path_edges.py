@@ -108,16 +108,3 @@ def test_a_multiple_reply_with_nothing_done_is_an_error(players: Running) -> Non
     assert reply.text.splitlines()[0] == "Results of your 2 commands (0 done, 2 refused):"
     assert reply.text.count("\nRefused: ") == 2
     assert reply.subject == "pbmserv Error"
-
-
-def test_an_error_reply_fits_78_columns_however_long_the_command(players: Running) -> None:
-    players.mail("alice@example.org", "interweave challenge alice bob")
-    move = "e2" + "x" * 150
-    (reply,) = players.mail("alice@example.org", f"interweave move 101 alice apple1 {move}")
-    assert reply.subject == "Interweave Board 101 Error"
-    lines = reply.text.splitlines()
-    assert max(len(line) for line in lines) <= 78
-    # The command (password masked) and the reason are all there, wrapped.
-    assert "".join(line.strip() for line in lines).count("x" * 150) == 1
-    assert "apple1" not in reply.text
-    assert "    Cannot read 'e2xxxxxxxxxxxxxxxxxxx...': a turn looks like e2-d3," in lines
