@@ -210,10 +210,10 @@ def test_two_seeks_meet(players: Running) -> None:
             in flat(out[0].text))
     assert boards(p) == [("tictactoe", 101, {"compact": True, "swap": True}, 7.0, 21.0)]
     assert seeks_of(p) == []
-    # Incompatible wishes wait side by side; "off" withdraws.
+    # Incompatible wishes wait side by side (4 is the default size, but dave asked for it); "off" withdraws.
     p.mail("carol@example.org", "warpandweft seek carol cherry3 -size=3")
-    p.mail("dave@example.org", "warpandweft seek dave damson4 -siz=5")
-    assert seeks_of(p) == [("warpandweft", "carol", ["-size=3"]), ("warpandweft", "dave", ["-size=5"])]
+    p.mail("dave@example.org", "warpandweft seek dave damson4 -siz=4")
+    assert seeks_of(p) == [("warpandweft", "carol", ["-size=3"]), ("warpandweft", "dave", ["-size=4"])]
     out = p.mail("dave@example.org", "warpandweft seek dave damson4 off")
     assert "dave's Warp and Weft seek is withdrawn." in out[0].text
     assert seeks_of(p) == [("warpandweft", "carol", ["-size=3"])]
