@@ -251,3 +251,10 @@ def test_boards_hanging_on_the_lowest_pins_are_drawn_on_layer_0() -> None:
     assert [rows[12 - y][l0:] for y in (5, 4, 1, 0)] == [
         "    .:  5", "    :.  4", "P:      1", ":.      0",
     ]
+
+
+def test_short_board_move_names_the_carried_pawns_promotion() -> None:
+    """'QL6i=N' is QL4-QL6i=N: the short form keeps the promotion letter."""
+    s = pos("WQ:QL4,WK:KL1,BQ:QL1i,BK:KL6 Pa7QL4*,Kb1W,kd8B w - - 0 10")
+    assert GAME.position(play(s, "QL6i=N")).split()[1] == "Na9QL6i,Kb1W,kd8B"
+    assert GAME.position(play(s, "QL6i")).split()[1] == "Qa9QL6i,Kb1W,kd8B"
