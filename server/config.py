@@ -80,6 +80,8 @@ class Settings:
     replies_per_recipient_day: int = 1000
     #: ... and an address that belongs to no account.
     replies_per_stranger_day: int = 10
+    #: Worker processes of ``serve`` (0: worker and deliverer are threads of the listener's process).
+    workers: int = 0
     #: Public base URL of the read-only board pages (``pbmserv web``); board mails link there.
     web_url: str | None = None
     #: Board pictures in mail at all (each user can still turn them off for themselves).

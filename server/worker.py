@@ -2,7 +2,9 @@
 
 Each command's transaction locks the inbound row, checks that the command
 has not been applied yet (``commands_done``), applies it, queues its replies
-and moves ``commands_done`` on.  So a crash anywhere, or two workers taking
+and moves ``commands_done`` on.  The first command's transaction is also the
+one that claims the message, loads it and checks for a re-send, so a
+one-command mail costs one commit.  A crash anywhere, or two workers taking
 the same message, can neither lose a command nor apply it twice.  Claims
 (``claimed_until``) only keep workers from doing the same work in parallel;
 correctness never rests on them.
@@ -15,6 +17,7 @@ import os
 import socket
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -36,6 +39,7 @@ from server.replies import Mail, queue
 from server.reply_address import REPLY_VERBS, command_for, invite, reply_token
 from server.resources import render_template
 from server.throttle import SENDER_KEY
+from server.wrapping import wrap
 
 log = logging.getLogger("pbmserv.worker")
 MAX_TRIES = 3
@@ -70,24 +74,33 @@ def worker_name() -> str:
 
 
 class Worker:
-    def __init__(self, db: Database, settings: Settings, name: str | None = None) -> None:
+    def __init__(self, db: Database, settings: Settings, name: str | None = None,
+                 on_claim: Callable[[int], None] | None = None) -> None:
         self.db = db
+        #: Told the id of each message claimed (the supervisor of worker processes
+        #: counts a failed try against it if the process dies while applying it).
+        self.on_claim = on_claim
         self.settings = settings
         self.name = name or worker_name()
         self.own = {a.lower() for a in settings.addresses}
+        #: The message being applied (set once claimed): what a failure is counted against.
+        self.current: int | None = None
         self.queue = FairQueue(settings.unknown_per_minute)
         #: Messages whose last try ended in a database outage: not their fault, given back.
         self.refund: set[int] = set()
+        #: The message whose try ``claim`` counted already (a failure does not count it again).
+        self.counted: int | None = None
 
     # -- claiming ----------------------------------------------------------
     def claim(self) -> int | None:
-        """The next message by the fair queue, claimed for a lease; the try is counted now.
+        """The next message by the fair queue (server/fairqueue.py), claimed; its try counted and committed.
 
-        A try counts when the message is taken, before it runs: a mail that
-        kills the process (out of memory, SIGKILL) never raises, and was
-        taken again after every restart.  Past MAX_TRIES claims it is set
-        aside and its sender told.  Finishing gives the try back (``tries``
-        counts unfinished attempts); so does a database outage.
+        A try counts when the message is taken, in a transaction of its own,
+        before it runs: a mail that kills the process (out of memory,
+        SIGKILL) never raises, and a try counted in the transaction that
+        dies with it was never counted at all.  Past MAX_TRIES claims it is
+        set aside and its sender told.  Finishing gives the try back
+        (``tries`` counts unfinished attempts); so does a database outage.
         """
 
         def work(session: Session) -> int | None:
@@ -108,15 +121,23 @@ class Worker:
                 row.claimed_until = now + timedelta(seconds=self.settings.lease_seconds)
                 return row.id
 
-        return self.db.run(work)
+        taken = self.db.run(work)
+        self.counted = taken
+        return taken
 
     def run_once(self) -> bool:
-        """Process one message if there is one; False when the queue is empty."""
-        inbound_id = self.claim()
-        if inbound_id is None:
-            return False
-        self.process(inbound_id)
-        return True
+        """Apply the next message if there is one; False when the queue is empty.
+
+        The claim, the load, the re-send check, the message's first command,
+        its replies and the "done" mark are one transaction: a single-command
+        mail (nearly all of them) costs one commit.  Further commands of a
+        multi-command mail follow in a transaction each.
+        """
+        return self._run(None)
+
+    def process(self, inbound_id: int) -> None:
+        """Apply one given message (``pbmserv process``, tests), the same way."""
+        self._run(inbound_id)
 
     def drain(self) -> int:
         count = 0
@@ -124,77 +145,81 @@ class Worker:
             count += 1
         return count
 
-    # -- processing ---------------------------------------------------------
-    def process(self, inbound_id: int) -> None:
+    def _run(self, inbound_id: int | None) -> bool:
+        self.current = None
+        self.counted = None
+        if inbound_id is None:
+            inbound_id = self.claim()
+            if inbound_id is None:
+                return False
         try:
-            self._process(inbound_id)
+            taken = self.db.run(lambda session: self._claim_and_apply(session, inbound_id))
+            if taken is None:
+                return False
+            target, parsed, done = taken
+            for index in range(done, len(parsed.commands) if parsed else 0):
+                self._run_step(target, index, parsed, parsed.commands[index])  # type: ignore[union-attr]
         except OperationalError as exc:
+            if self.current is None:
+                raise  # the database is away before any message was taken: the loop backs off
             # The database went away (connection killed, server down, file
             # locked): not the message's fault, so it is not a failed try --
-            # three outages would otherwise set good mail aside.  Its claim
-            # lapses and it is taken again once the database is back.
-            log.warning("inbound %d: database unavailable (%s); it will be retried", inbound_id,
+            # three outages would otherwise set good mail aside.  Nothing of
+            # the transaction stayed; the message is taken again once the
+            # database is back.
+            log.warning("inbound %d: database unavailable (%s); it will be retried", self.current,
                         type(exc.orig).__name__)
-            self.refund.add(inbound_id)
+            self.refund.add(self.current)
         except Exception:
-            self._failed(inbound_id, traceback.format_exc())
+            if self.current is None:
+                raise
+            self._failed(self.current, traceback.format_exc())
+        return True
 
-    def _load(self, inbound_id: int) -> tuple[bytes, str, int, str, str, bool, list[str]]:
-        """The stored message, and whether it re-sends an earlier one (one transaction for both)."""
+    def _claim_and_apply(self, session: Session, inbound_id: int) -> tuple[int, ParsedMail | None, int] | None:
+        """Claim a message and apply its first pending command, in the caller's transaction.
 
-        def work(session: Session) -> tuple[bytes, str, int, str, str, bool, list[str]]:
-            row = session.get(Inbound, inbound_id)
-            assert row is not None
-            duplicate = row.status == "new" and row.commands_done == 0 and self._is_duplicate(
-                session, inbound_id, row.dedupe_key)
-            return (row.raw, row.mail_from, row.commands_done, row.status, row.dedupe_key, duplicate,
-                    list(row.rcpt_to or []))
-
-        return self.db.run(work)
-
-    def _confirmation(self, inbound_id: int, rcpt_to: list[str]) -> bool:
-        """A reply to an address-confirmation mail (server/confirm.py): handled here, True."""
-
-        def work(session: Session) -> bool:
-            row = session.get(Inbound, inbound_id, with_for_update=True)
-            if row is None or row.status != "new":
-                return True
+        Returns None when there was nothing to do, else (id, parsed mail or
+        None when it is not answered, commands done) so the caller applies
+        the rest of a multi-command mail.
+        """
+        now = utcnow()
+        row = session.get(Inbound, inbound_id, with_for_update=True)
+        if row is None or row.status != "new":
+            return None
+        self.current = row.id
+        if self.on_claim is not None:
+            self.on_claim(row.id)
+        # Only a hint now (the row lock and commands_done are what keep a
+        # command from running twice): a crashed worker's message waits out
+        # the lease instead of being retried at once by everyone.
+        row.claimed_by = self.name
+        row.claimed_until = now + timedelta(seconds=self.settings.lease_seconds)
+        if row.commands_done == 0 and self._is_duplicate(session, row.id, row.dedupe_key):
+            reason = f"same Message-ID, sender and content as an earlier one ({row.dedupe_key[:40]})"
+            log.info("inbound %d from %r dropped as a duplicate: %s", row.id, row.mail_from, reason)
+            self._finish_quietly(row, "duplicate", reason)
+            return row.id, None, 0
+        parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands,
+                               reply_token(self.settings, list(row.rcpt_to or [])))
+        rcpt_to = list(row.rcpt_to or [])
+        if not parsed.no_reply_reason and confirm.tagged(self.settings, rcpt_to):
             mail = confirm.handle(session, self.settings, rcpt_to)
-            if mail is None:
-                return False
-            queue(session, self.settings, mail)
-            row.status, row.done_at, row.tries, row.claimed_until = "done", utcnow(), 0, None
-            row.results = [{"command": "(address confirmation)", "ok": True, "text": mail.body,
-                            "subject": mail.subject, "references": []}]
-            return True
-
-        return self.db.run(work)
-
-    def _process(self, inbound_id: int) -> None:
-        raw, mail_from, done, status, key, duplicate, rcpt_to = self._load(inbound_id)
-        if status != "new":
-            return
-        parsed = parse_message(raw, mail_from, self.own, self.settings.max_commands,
-                               reply_token(self.settings, rcpt_to))
-        if duplicate:
-            reason = f"same Message-ID, sender and content as an earlier one ({key[:40]})"
-            log.info("inbound %d from %r dropped as a duplicate: %s", inbound_id, mail_from, reason)
-            self._finish_quietly(inbound_id, "duplicate", reason)
-            return
-        if not parsed.no_reply_reason and confirm.tagged(self.settings, rcpt_to) and self._confirmation(
-                inbound_id, rcpt_to):
-            return
+            if mail is not None:  # a reply to an address-confirmation mail (server/confirm.py)
+                queue(session, self.settings, mail)
+                row.results = [{"command": "(address confirmation)", "ok": True, "text": mail.body,
+                                "subject": mail.subject, "references": []}]
+                self._finish_quietly(row, "done", None)
+                return row.id, None, 0
         if parsed.no_reply_reason or not parsed.reply_to:
             reason = parsed.no_reply_reason or "no address to answer"
-            log.info("inbound %d from %r not answered: %s", inbound_id, mail_from, reason)
-            self._finish_quietly(inbound_id, "ignored", reason)
-            return
+            log.info("inbound %d from %r not answered: %s", row.id, row.mail_from, reason)
+            self._finish_quietly(row, "ignored", reason)
+            return row.id, None, 0
         commands = parsed.commands
-        if not commands:
-            self._run_step(inbound_id, 0, parsed, None)
-            return
-        for index in range(done, len(commands)):
-            self._run_step(inbound_id, index, parsed, commands[index])
+        index = row.commands_done
+        self._step(session, row, index, parsed, commands[index] if commands else None)
+        return row.id, parsed, index + 1
 
     @staticmethod
     def _is_duplicate(session: Session, inbound_id: int, key: str) -> bool:
@@ -205,16 +230,13 @@ class Worker:
         ).first()
         return earlier is not None
 
-    def _finish_quietly(self, inbound_id: int, status: str, reason: str) -> None:
-        def work(session: Session) -> None:
-            row = session.get(Inbound, inbound_id, with_for_update=True)
-            if row is not None and row.status == "new":
-                row.status = status
-                row.error = reason
-                row.done_at = utcnow()
-                row.tries = 0
-
-        self.db.run(work)
+    @staticmethod
+    def _finish_quietly(row: Inbound, status: str, reason: str | None) -> None:
+        row.status = status
+        row.error = reason
+        row.done_at = utcnow()
+        row.claimed_until = None
+        row.tries = 0
 
     def _run_step(self, inbound_id: int, index: int, parsed: ParsedMail, line: str | None) -> None:
         """Apply command ``index`` of the message, in one transaction, once."""
@@ -223,36 +245,40 @@ class Worker:
             row = session.get(Inbound, inbound_id, with_for_update=True)
             if row is None or row.status != "new" or row.commands_done != index:
                 return  # applied already (by us before a crash, or by another worker)
-            started = time.perf_counter()
-            result = self._execute(session, parsed, line)
-            # A board's picture is kept only with its latest result: the combined
-            # reply shows each board once, as it stands after the last command.
-            shown = {p.filename for p in result[1].pictures}
-            earlier = [{**r, "pictures": [p for p in r.get("pictures", []) if p["filename"] not in shown]}
-                       for r in row.results] if shown else row.results
-            text = result[1].text
-            if parsed.multiple:  # the combined reply stops growing once it is full
-                text = limits.fit_result(text, sum(len(r["text"]) for r in row.results))
-            row.results = [*earlier, {"command": result[0], "ok": result[1].ok, "text": text,
-                                      "subject": result[1].subject, "references": result[1].references,
-                                      "pictures": [p.to_json() for p in result[1].pictures]}]
-            row.commands_done = index + 1
-            last = index + 1 >= max(1, len(parsed.commands))
-            if not parsed.multiple:
-                if result[2]:
-                    queue(session, self.settings, result[2])
-            elif last:
-                queue(session, self.settings, self._combined(parsed, row.results))
-            if last:
-                row.status = "done"
-                row.done_at = utcnow()
-                row.claimed_until = None
-                row.tries = 0
-            ms = (time.perf_counter() - started) * 1000
-            log.info("command from=%s cmd=%r result=%s ms=%.1f", parsed.reply_to, result[0],
-                     "ok" if result[1].ok else "refused: " + result[1].text.splitlines()[0][:120], ms)
+            self._step(session, row, index, parsed, line)
 
         self.db.run(work)
+
+    def _step(self, session: Session, row: Inbound, index: int, parsed: ParsedMail, line: str | None) -> None:
+        """Run command ``index`` on the locked row: result, replies, progress (the caller commits)."""
+        started = time.perf_counter()
+        result = self._execute(session, parsed, line)
+        # A board's picture is kept only with its latest result: the combined
+        # reply shows each board once, as it stands after the last command.
+        shown = {p.filename for p in result[1].pictures}
+        earlier = [{**r, "pictures": [p for p in r.get("pictures", []) if p["filename"] not in shown]}
+                   for r in row.results] if shown else row.results
+        text = result[1].text
+        if parsed.multiple:  # the combined reply stops growing once it is full
+            text = limits.fit_result(text, sum(len(r["text"]) for r in row.results))
+        row.results = [*earlier, {"command": result[0], "ok": result[1].ok, "text": text,
+                                  "subject": result[1].subject, "references": result[1].references,
+                                  "pictures": [p.to_json() for p in result[1].pictures]}]
+        row.commands_done = index + 1
+        last = index + 1 >= max(1, len(parsed.commands))
+        if not parsed.multiple:
+            if result[2]:
+                queue(session, self.settings, result[2])
+        elif last:
+            queue(session, self.settings, self._combined(parsed, row.results))
+        if last:
+            row.status = "done"
+            row.done_at = utcnow()
+            row.claimed_until = None
+            row.tries = 0
+        ms = (time.perf_counter() - started) * 1000
+        log.info("command from=%s cmd=%r result=%s ms=%.1f", parsed.reply_to, result[0],
+                 "ok" if result[1].ok else "refused: " + result[1].text.splitlines()[0][:120], ms)
 
     def _execute(self, session: Session, parsed: ParsedMail, line: str | None) -> tuple[str, StepResult, Mail | None]:
         """Run one command; returns (masked line, outcome, reply to the sender or None)."""
@@ -317,7 +343,7 @@ class Worker:
         if session is not None and is_stranger(session, parsed.reply_to):
             # Anyone can set a Reply-To: no attacker text reflected to a third party.
             shown, reason = quote_for_stranger(shown), clip_words(reason)[:300]
-        body = render_template("error.txt", command=shown, reason=reason)
+        body = wrap(render_template("error.txt", command=shown, reason=reason))  # 78 columns, reason indented
         return Mail(to=[parsed.reply_to], subject=subject, body=body, in_reply_to=parsed.message_id or None)
 
     def _combined(self, parsed: ParsedMail, results: list[dict]) -> Mail:
@@ -338,13 +364,15 @@ class Worker:
 
     # -- failures -----------------------------------------------------------
     def _failed(self, inbound_id: int, error: str) -> None:
-        """An unexpected error: the try was counted when claimed; back off, or set the message aside."""
+        """An unexpected error: the try (counted when claimed, else now); back off, or set it aside."""
         log.error("inbound %d failed:\n%s", inbound_id, error)
 
         def work(session: Session) -> None:
             row = session.get(Inbound, inbound_id, with_for_update=True)
             if row is None or row.status != "new":
                 return
+            if self.counted != inbound_id:
+                row.tries += 1
             row.error = error[-4000:]
             row.claimed_until = utcnow() + timedelta(seconds=min(60, 2**row.tries))
             if row.tries >= MAX_TRIES:

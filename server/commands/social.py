@@ -18,6 +18,7 @@ from server.model import Board, GameFollow, Subscription, User
 from server.quota import spend_recipients
 from server.replies import Mail, board_root
 from server.watchers import board_watchers
+from server.wrapping import wrap
 
 #: Most recipients one ``message`` may name.
 MAX_RECIPIENTS = 20
@@ -123,7 +124,7 @@ def follow_game(ctx: Context, game: Game, args: list[str], kind: str) -> Result:
         text = again.format(**words)
     else:
         raise CommandError(again.format(**words), title=game.title)
-    return Result(text, subject=f"{game.title}: {kind} all boards")
+    return Result(wrap(text), subject=f"{game.title}: {kind} all boards")
 
 
 class Follow(GameCommand):

@@ -199,12 +199,16 @@ def test_malformed_moves(text: str) -> None:
     assert_refused(GAME, new("-size=2"), 0, text, "not a Warp and Weft move")
 
 
-@pytest.mark.parametrize(("n", "text"), [(2, "H1"), (2, "A8"), (2, "A0"), (4, "P1"), (4, "A16"), (6, "X1")])
+@pytest.mark.parametrize(
+    ("n", "text"), [(2, "H1"), (2, "A8"), (2, "A0"), (4, "P1"), (4, "A16"), (6, "X1")]
+)
 def test_off_board(n: int, text: str) -> None:
     assert_refused(GAME, new(f"-size={n}"), 0, text, f"{text} is off the board")
 
 
-@pytest.mark.parametrize(("arm", "centre"), [("C2", "C1"), ("L12", None), ("K12", "K13"), ("L11", "K11")])
+@pytest.mark.parametrize(
+    ("arm", "centre"), [("C2", "C1"), ("L12", None), ("K12", "K13"), ("L11", "K11")]
+)
 def test_arm_squares_name_the_centre(arm: str, centre: str | None) -> None:
     state = new()
     if centre is None:  # L12 is a patch on the size-4 board, not an arm
@@ -420,3 +424,51 @@ def test_perft_patch_primary(n: int) -> None:
 def test_load_refuses_inconsistent_records(bad: dict) -> None:
     with pytest.raises(ValueError, match="not a valid Warp and Weft game record"):
         from_dump(**bad)
+
+
+@pytest.mark.parametrize("move", ["C" + "1" * 300, "x" * 300, "threads" * 40])
+def test_a_long_move_is_quoted_cut(move: str) -> None:
+    text = assert_refused(GAME, GAME.start(GAME.parse_options([]), 2), 0, move)
+    assert len(text) < 200 and "..." in text
+
+
+@pytest.mark.parametrize("option", ["-" + "q" * 300, "-size=" + "9" * 300, "-compact=" + "y" * 300])
+def test_a_long_option_is_quoted_cut(option: str) -> None:
+    with pytest.raises(OptionError) as err:
+        GAME.parse_options([option])
+    assert len(str(err.value)) < 200 and "..." in str(err.value)
+
+
+def test_switch_refusals_name_the_states_as_the_help_does() -> None:
+    # Exact texts: the state names are words of the help ("Threading", "Patching").
+    st = GAME.start(GAME.parse_options(["-size=2"]), 2)
+    assert assert_refused(GAME, st, 0, "threads") == "you are already Threading"
+    assert assert_refused(GAME, st, 0, "patches") == (
+        "you cannot switch to Patching: no free patch touches one of your threads"
+    )
+    for seat, move in enumerate(["C1", "A1"]):
+        st = GAME.play(st, seat, move)
+    st = GAME.play(GAME.play(st, 0, "patches"), 1, "C3")
+    assert assert_refused(GAME, st, 0, "patches") == "you are already Patching"
+
+
+def test_swap_refusals_word_for_word() -> None:
+    st = GAME.play(GAME.start(GAME.parse_options(["-size=2"]), 2), 0, "C1")
+    assert assert_refused(GAME, st, 0, "swap") == "only the second player may swap"
+    swapped = GAME.play(st, 1, "swap")
+    assert assert_refused(GAME, swapped, 0, "swap") == (
+        "the sides have already been swapped; swap is allowed only once"
+    )
+    later = GAME.play(st, 1, "A1")
+    assert assert_refused(GAME, later, 0, "swap") == (
+        "swap is allowed only as the second move, right after move 1"
+    )
+
+
+def test_patch_primary_switch_back_refused_once_every_patch_is_claimed() -> None:
+    st = GAME.start(GAME.parse_options(["-size=2", "-patches"]), 2)
+    for move in ["B2", "D2", "F2", "B4", "D4", "F4", "B6", "D6", "F6", "threads", "threads"]:
+        st = GAME.play(st, GAME.to_move(st), move)
+    assert assert_refused(GAME, st, 1, "patches") == (
+        "you cannot switch to Patching: every patch is claimed"
+    )
