@@ -8,7 +8,8 @@ A flood from rotating senders once put 11,168 mails ahead of a player's
   from strangers;
 - within a tier, senders take turns (round-robin over the oldest waiting
   mail of each sender), so one busy account cannot starve another;
-- strangers share a budget of mails a minute (a token bucket); beyond it
+- strangers share a budget of mails a minute (a token bucket per worker
+  process, so the budget is per process); beyond it
   their mail waits, and the listener answers 450 once their backlog is
   over its bound (server/inbound.py).
 
@@ -34,7 +35,8 @@ class TokenBucket:
 
     def __init__(self, per_minute: int) -> None:
         self.capacity = float(max(1, per_minute))
-        self.tokens = self.capacity
+        # Starts empty: a restart (or a new worker process) gives strangers no burst.
+        self.tokens = 0.0
         self.stamp = time.monotonic()
 
     def _refill(self) -> None:

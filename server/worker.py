@@ -20,6 +20,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
@@ -86,44 +87,50 @@ class Worker:
         #: The message being applied (set once claimed): what a failure is counted against.
         self.current: int | None = None
         self.queue = FairQueue(settings.unknown_per_minute)
-        #: Messages whose last try ended in a database outage: not their fault, given back.
-        self.refund: set[int] = set()
-        #: The message whose try ``claim`` counted already (a failure does not count it again).
-        self.counted: int | None = None
+        #: A file naming the message being applied (``pbmserv serve`` sets it; see count_crashed).
+        self.inflight: Path | None = None
 
     # -- claiming ----------------------------------------------------------
-    def claim(self) -> int | None:
-        """The next message by the fair queue (server/fairqueue.py), claimed; its try counted and committed.
+    def _claim(self, session: Session) -> Inbound | None:
+        """The next message by the fair queue (server/fairqueue.py), locked, in the caller's transaction.
 
-        A try counts when the message is taken, in a transaction of its own,
-        before it runs: a mail that kills the process (out of memory,
-        SIGKILL) never raises, and a try counted in the transaction that
-        dies with it was never counted at all.  Past MAX_TRIES claims it is
-        set aside and its sender told.  Finishing gives the try back
-        (``tries`` counts unfinished attempts); so does a database outage.
+        A message left in flight by a process that died (``inflight``) had
+        its try counted at start-up; past MAX_TRIES it is set aside here.
         """
+        now = utcnow()
+        while True:
+            row = self.queue.pick(session, now)
+            if row is None or row.tries < MAX_TRIES:
+                return row
+            row.error = (row.error or "") + f"\n(set aside when taken after {row.tries} tries)"
+            self._set_aside(session, row)
 
-        def work(session: Session) -> int | None:
-            now = utcnow()
-            while True:
-                row = self.queue.pick(session, now)
-                if row is None:
-                    return None
-                if row.id in self.refund:
-                    self.refund.discard(row.id)
-                else:
-                    row.tries += 1
-                if row.tries > MAX_TRIES:
-                    row.error = (row.error or "") + f"\n(set aside when taken for try {row.tries})"
-                    self._set_aside(session, row)
-                    continue
-                row.claimed_by = self.name
-                row.claimed_until = now + timedelta(seconds=self.settings.lease_seconds)
-                return row.id
+    # -- a process that died while applying a message ---------------------------
+    def _mark_inflight(self, inbound_id: int | None) -> None:
+        """Note (outside the database, which rolls back with the death) what is being applied."""
+        if self.inflight is None:
+            return
+        try:
+            if inbound_id is None:
+                self.inflight.unlink(missing_ok=True)
+            else:
+                self.inflight.write_text(str(inbound_id))
+        except OSError:
+            log.warning("cannot write %s; a mail that kills the process is not counted", self.inflight)
 
-        taken = self.db.run(work)
-        self.counted = taken
-        return taken
+    def count_crashed(self) -> None:
+        """At start-up: the message the last process died applying gets its try counted.
+
+        A mail that kills the process (out of memory, SIGKILL) never raises:
+        before this it was taken again after every restart, for ever.  After
+        MAX_TRIES deaths it is set aside and its sender told.
+        """
+        if self.inflight is None or not self.inflight.exists():
+            return
+        text = self.inflight.read_text().strip()
+        if text.isdigit():
+            self._failed(int(text), "the server process died while applying this message (killed or out of memory)")
+        self._mark_inflight(None)
 
     def run_once(self) -> bool:
         """Apply the next message if there is one; False when the queue is empty.
@@ -147,11 +154,6 @@ class Worker:
 
     def _run(self, inbound_id: int | None) -> bool:
         self.current = None
-        self.counted = None
-        if inbound_id is None:
-            inbound_id = self.claim()
-            if inbound_id is None:
-                return False
         try:
             taken = self.db.run(lambda session: self._claim_and_apply(session, inbound_id))
             if taken is None:
@@ -169,14 +171,17 @@ class Worker:
             # database is back.
             log.warning("inbound %d: database unavailable (%s); it will be retried", self.current,
                         type(exc.orig).__name__)
-            self.refund.add(self.current)
         except Exception:
             if self.current is None:
                 raise
             self._failed(self.current, traceback.format_exc())
+        finally:
+            if self.current is not None:
+                self._mark_inflight(None)
         return True
 
-    def _claim_and_apply(self, session: Session, inbound_id: int) -> tuple[int, ParsedMail | None, int] | None:
+    def _claim_and_apply(self, session: Session,
+                         inbound_id: int | None) -> tuple[int, ParsedMail | None, int] | None:
         """Claim a message and apply its first pending command, in the caller's transaction.
 
         Returns None when there was nothing to do, else (id, parsed mail or
@@ -184,10 +189,11 @@ class Worker:
         the rest of a multi-command mail.
         """
         now = utcnow()
-        row = session.get(Inbound, inbound_id, with_for_update=True)
+        row = self._claim(session) if inbound_id is None else session.get(Inbound, inbound_id, with_for_update=True)
         if row is None or row.status != "new":
             return None
         self.current = row.id
+        self._mark_inflight(row.id)
         if self.on_claim is not None:
             self.on_claim(row.id)
         # Only a hint now (the row lock and commands_done are what keep a
@@ -364,15 +370,14 @@ class Worker:
 
     # -- failures -----------------------------------------------------------
     def _failed(self, inbound_id: int, error: str) -> None:
-        """An unexpected error: the try (counted when claimed, else now); back off, or set it aside."""
+        """An unexpected error (or a death, see count_crashed): count the try; after MAX_TRIES set it aside."""
         log.error("inbound %d failed:\n%s", inbound_id, error)
 
         def work(session: Session) -> None:
             row = session.get(Inbound, inbound_id, with_for_update=True)
             if row is None or row.status != "new":
                 return
-            if self.counted != inbound_id:
-                row.tries += 1
+            row.tries += 1
             row.error = error[-4000:]
             row.claimed_until = utcnow() + timedelta(seconds=min(60, 2**row.tries))
             if row.tries >= MAX_TRIES:

@@ -10,30 +10,25 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import Any
 
 import games
 from server.cli import main
-from tests.tictactoe import GAME
+from tests.tictactoe import GAME, TicTacToe
 
 
-class CrashGame:
-    """A plugin whose help kills the process (nothing else is ever called)."""
+class CrashGame(TicTacToe):
+    """Tic-tac-toe whose help kills the process."""
 
     name = "crashgame"
     aliases: tuple[str, ...] = ()
     title = "Crash Game"
-    players = 2
 
     def help(self) -> str:
         os.kill(os.getpid(), signal.SIGKILL)
         return ""
 
-    def __getattr__(self, name: str) -> Any:
-        raise AttributeError(name)
-
 
 if __name__ == "__main__":
     games.register(GAME)
-    games.register(CrashGame())  # type: ignore[arg-type]
+    games.register(CrashGame())
     main()
