@@ -35,8 +35,8 @@ class TokenBucket:
 
     def __init__(self, per_minute: int) -> None:
         self.capacity = float(max(1, per_minute))
-        # Starts empty: a restart (or a new worker process) gives strangers no burst.
-        self.tokens = 0.0
+        # Starts nearly empty: a restart (or a new worker process) gives strangers no big burst.
+        self.tokens = min(self.capacity, 5.0)
         self.stamp = time.monotonic()
 
     def _refill(self) -> None:
