@@ -226,7 +226,7 @@ def board_text(
     if away and board.status == "active":
         parts.append(f"On vacation (no reminders, no forfeits): {', '.join(away)}")
     if comment.strip() and comment_by:
-        parts.append(f"{comment_by} writes:\n" + "\n".join("  " + line for line in comment.splitlines()))
+        parts.append(f"{comment_by} writes:\n" + "\n".join(("  " + line).rstrip() for line in comment.splitlines()))
     return "\n\n".join(p for p in parts if p) + "\n"
 
 

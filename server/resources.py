@@ -7,6 +7,7 @@ carries them.  An editable install or a checkout finds them beside ``server``.
 
 from __future__ import annotations
 
+import textwrap
 from functools import cache
 from pathlib import Path
 from string import Template
@@ -37,3 +38,23 @@ def _template(name: str) -> Template:
 def render_template(name: str, **values: object) -> str:
     """Fill ``templates/NAME`` (``$word`` placeholders); unknown words stay as they are."""
     return _template(name).safe_substitute({k: str(v) for k, v in values.items()})
+
+
+#: Reply lines fit in this many columns (RFC 5322 recommends 78).
+WIDTH = 78
+
+
+def wrap(text: str, indent: str = "", width: int = WIDTH) -> str:
+    """Prose wrapped to ``width`` columns, each line after ``indent``.
+
+    Lines that start with white space are pre-formatted (a quoted command, a
+    table, a board) and kept as they are; so are words longer than a line.
+    """
+    out: list[str] = []
+    for line in text.split("\n"):
+        if not line.strip() or line[0].isspace():
+            out.append((indent + line).rstrip())
+            continue
+        out.extend(textwrap.wrap(line, width=width, initial_indent=indent, subsequent_indent=indent,
+                                 break_long_words=False, break_on_hyphens=False))
+    return "\n".join(out)

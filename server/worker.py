@@ -24,12 +24,13 @@ from sqlalchemy.orm import Session
 
 import games
 from server.commands import CommandError, Context, Request, Result, describe, dispatch, masked_line
+from server.commands.subjects import canonical_words
 from server.config import Settings
 from server.database import Database
 from server.model import Inbound, utcnow
 from server.parse import ParsedMail, parse_message
 from server.replies import Mail, queue
-from server.resources import render_template
+from server.resources import render_template, wrap
 
 log = logging.getLogger("pbmserv.worker")
 MAX_TRIES = 3
@@ -201,7 +202,7 @@ class Worker:
         if line is None:
             reason = "No command found: put one command in the Subject, or one a line in the body with an empty Subject."
             return "", StepResult(False, reason, "pbmserv Error", []), self._error_mail(parsed, "(none)", reason, "pbmserv Error")
-        words = line.split()
+        words = canonical_words(line.split())
         shown = masked_line(words)
         request = Request(words=words, line=line, sender=parsed.reply_to, comment=parsed.comment,
                           message_id=parsed.message_id, multiple=parsed.multiple)
@@ -234,7 +235,7 @@ class Worker:
         return copy and not parsed.multiple
 
     def _error_mail(self, parsed: ParsedMail, shown: str, reason: str, subject: str) -> Mail:
-        body = render_template("error.txt", command=shown, reason=reason)
+        body = render_template("error.txt", command=wrap(shown, indent="    ").strip(), reason=wrap(reason, indent="    "))
         return Mail(to=[parsed.reply_to], subject=subject, body=body, in_reply_to=parsed.message_id or None)
 
     def _combined(self, parsed: ParsedMail, results: list[dict]) -> Mail:

@@ -334,6 +334,30 @@ def resign(ctx: Context, board: Board, game: Game, seat: int, user: User) -> Res
     return Result(text, subject=f"{game.title} Board {board.number} resign")
 
 
+#: Words a board mail's subject has after "Board N" instead of a userid.
+SUBJECT_STATES = ("finished", "error", "reminder")
+
+
+def reply_subject_help(ctx: Context, game: Game, args: list[str]) -> None:
+    """Refuse ``GAME move BOARD [USER]``, the subject of a board mail replied to
+    unedited, with the exact subject that plays (password and move still to fill in)."""
+    if not args or not args[0].isdigit() or len(args[0]) > 9:
+        return
+    board = boards.find_board(ctx.session, game, int(args[0]))
+    if len(args) > 1 and args[1].lower() not in SUBJECT_STATES:
+        user = args[1].lower()
+    else:
+        mover = boards.user_to_move(board)
+        user = mover.userid if mover else "USERID"
+    raise CommandError(
+        f"Usage: {game.name} move BOARD USERID PASSWORD MOVE[#N]\n\n"
+        "To move by replying to a board mail, edit its subject to\n\n"
+        f"    Re: {game.title} Board {board.number} {user} PASSWORD MOVE\n\n"
+        f"with your password and your move; MOVE#{board.ply + 1} also checks that the board "
+        f"is at move #{board.ply + 1}.",
+        board=board, title=game.title)
+
+
 @game_verb
 class MoveCommand(BoardCommand):
     name = "move"
@@ -343,6 +367,8 @@ class MoveCommand(BoardCommand):
     password_args = (2,)
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        if len(args) < 3:
+            reply_subject_help(ctx, game, args)
         board, user, seat = self.open(ctx, game, args, "move BOARD USERID PASSWORD MOVE[#N]")
         if len(args) < 4:
             raise CommandError("No move given: move BOARD USERID PASSWORD MOVE[#N]", board=board, title=game.title)
