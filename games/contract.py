@@ -25,6 +25,24 @@ class IllegalMove(GameError):
     """A move the rules refuse; the message says why, in the game's terms."""
 
 
+INPUT_QUOTE_LIMIT = 24
+
+
+def clip_input(text: str, limit: int = INPUT_QUOTE_LIMIT) -> str:
+    """What a player wrote, fit to be quoted in an error reason.
+
+    A reason that echoes the input whole grows with it (a 300-character
+    "move" gave a 400-character reason, far past a reply's 78 columns), so
+    the input is put on one line (runs of whitespace become one space) and
+    cut to ``limit`` characters, the cut marked with "...". Every game quotes
+    a player's move or square through this, so all word the cut the same.
+    """
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return flat[: max(1, limit - 3)] + "..."
+
+
 class OptionError(GameError):
     """A challenge option that is unknown, malformed or out of range."""
 

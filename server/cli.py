@@ -74,18 +74,27 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               show_default=True, help="Seconds a deliverer owns a batch of replies before another may send them.")
 @click.option("--busy-timeout", envvar="PBMSERV_BUSY_TIMEOUT", type=float, default=30.0, show_default=True,
               help="Seconds SQLite waits for another process's lock before the store fails (451 / exit 75).")
+@click.option("--recipient-delimiter", envvar="PBMSERV_RECIPIENT_DELIMITER", default="+", show_default=True,
+              help="Characters that start the tag of a reply address (pbmserv+TOKEN@...); "
+                   "the same as Postfix's recipient_delimiter.")
 @click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
 @click.pass_context
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None, listen: str,
          max_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float,
-         lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, verbose: int) -> None:
+         lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, recipient_delimiter: str,
+         verbose: int) -> None:
     """pbmserv: a play-by-email game server."""
+    from server.tokens import RedactFilter
+
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RedactFilter())  # reply tokens never reach a log line
     ctx.obj = App(Settings(database_url=database_url, addresses=addresses, relay=relay, listen=listen,
                            max_size=max_size, rate_limit=rate_limit, nagtime=nagtime, forfeittime=forfeittime,
                            retry_base=retry_base, lease_seconds=lease_seconds,
-                           delivery_lease_seconds=delivery_lease_seconds, busy_timeout=busy_timeout))
+                           delivery_lease_seconds=delivery_lease_seconds, busy_timeout=busy_timeout,
+                           recipient_delimiter=recipient_delimiter or "+"))
 
 
 @main.command()
@@ -116,8 +125,11 @@ def serve(app: App, lmtp: bool) -> None:
 @main.command()
 @click.option("--sender", envvar="SENDER", default=None,
               help="Envelope sender (Postfix pipe: ${sender}); default: the Return-Path or From header.")
+@click.option("--recipient", envvar=["ORIGINAL_RECIPIENT", "RECIPIENT"], default=None,
+              help="Envelope recipient (Postfix and Exim set $ORIGINAL_RECIPIENT / $RECIPIENT): a reply "
+                   "address (pbmserv+TOKEN@...) is read from it; default: our first address.")
 @pass_app
-def process(app: App, sender: str | None) -> None:
+def process(app: App, sender: str | None, recipient: str | None) -> None:
     """Store and handle one message from standard input (for .forward/procmail pipes).
 
     Exits 0 once the message is stored and handled, 75 (EX_TEMPFAIL) if the
@@ -143,7 +155,9 @@ def process(app: App, sender: str | None) -> None:
         sys.exit(EX_DATAERR)
     try:
         db = app.db
-        store(db, raw, sender if sender != "<>" else "", list(app.settings.addresses), app.settings.rate_limit)
+        ours = recipient is not None and app.settings.is_ours(recipient)
+        rcpt = [recipient.strip("<> ")] if ours and recipient else list(app.settings.addresses)
+        store(db, raw, sender if sender != "<>" else "", rcpt, app.settings.rate_limit)
     except RateLimited:
         click.echo("rate limit reached for this sender; try later", err=True)
         sys.exit(EX_TEMPFAIL)
@@ -215,6 +229,25 @@ def admin_command(app: App, words: list[str]) -> str:
 def challenge(app: App, game: str, args: tuple[str, ...]) -> None:
     """Start a board: GAME USER1 USER2 [USER3] [-OPTION[=VALUE] ...] (mails every player)."""
     click.echo(admin_command(app, [game, "challenge", *args]))
+
+
+@main.group()
+def secret() -> None:
+    """The server secret behind reply addresses."""
+
+
+@secret.command("rotate")
+@pass_app
+def secret_rotate(app: App) -> None:
+    """Replace the secret: every reply address mailed so far stops working.
+
+    Use it if the database (or a copy) may have been read by someone else.
+    Players then reply to the next board mail they get, or use passwords.
+    """
+    from server import tokens
+
+    app.db.run(tokens.rotate)
+    click.echo("secret rotated: every reply address issued so far is revoked")
 
 
 @main.group()

@@ -25,6 +25,22 @@ def parse_hostport(text: str, default_port: int) -> tuple[str, int]:
     return text, default_port
 
 
+def split_tag(address: str, delimiter: str = "+") -> tuple[str, str | None]:
+    """``local+tag@domain`` -> (``local@domain``, ``tag``); no tag -> (address, None).
+
+    ``delimiter`` lists the characters that start a tag, like Postfix's
+    ``recipient_delimiter``; the first one in the local part counts.
+    """
+    address = address.strip().strip("<>")
+    local, at, domain = address.rpartition("@")
+    if not at:
+        return address, None
+    cut = min((i for i in (local.find(c) for c in delimiter) if i > 0), default=-1)
+    if cut < 0:
+        return address, None
+    return f"{local[:cut]}@{domain}", local[cut + 1:]
+
+
 @dataclass
 class Settings:
     database_url: str = DEFAULT_DATABASE_URL
@@ -49,6 +65,9 @@ class Settings:
     #: Seconds SQLite waits for another process's write lock before "database is locked".
     busy_timeout: float = 30.0
     poll_interval: float = 0.5
+    #: Characters that start the tag of a plus-address (``pbmserv+TAG@...``),
+    #: as Postfix's ``recipient_delimiter``; reply addresses use the first.
+    recipient_delimiter: str = "+"
 
     @property
     def address(self) -> str:
@@ -68,4 +87,7 @@ class Settings:
         return parse_hostport(self.relay, 25) if self.relay else None
 
     def is_ours(self, address: str) -> bool:
-        return address.strip().lower() in {a.lower() for a in self.addresses}
+        """One of our addresses, or a plus-tagged form of one (a reply address)."""
+        own = {a.lower() for a in self.addresses}
+        address = address.strip().strip("<>").lower()
+        return address in own or split_tag(address, self.recipient_delimiter)[0] in own

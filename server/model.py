@@ -241,3 +241,20 @@ class Reminder(Base):
     period: Mapped[int] = mapped_column(Integer)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     sent_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class ServerSecret(Base):
+    """A key only the server knows: the HMAC key of reply and confirmation tokens.
+
+    ``previous`` is the key ``pbmserv secret rotate`` replaced: a token made
+    with it is recognised as genuine but revoked, so its holder is told to
+    use a newer mail instead of "this address is not valid".
+    """
+
+    __tablename__ = "server_secrets"
+
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    #: 32 random bytes, hex.
+    value: Mapped[str] = mapped_column(String(128))
+    previous: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

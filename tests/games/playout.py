@@ -25,18 +25,21 @@ def random_playout(
     plies: int = PLAYOUT_PLIES,
     seed: int = 1,
     max_game_plies: int = 600,
-) -> dict[str, int]:
+) -> dict[str, Any]:
     """Random legal games until ``plies`` plies were played in all.
 
     Checks on the way: ``play`` accepts every listed move (on every
     CHECK_ALL_EVERY-th ply, all of them; otherwise the chosen one), ``play``
     never mutates its input, ``to_move`` is None exactly when ``outcome`` is
     set, ``load(dump(s))`` plays like ``s``, and the stored move list replays
-    to the same dump.  Returns counts (games, finished, plies) for reports.
+    to the same dump.  Returns counts (games, finished, plies) and
+    ``endings`` (the outcome reason of each finished game, in order), so a
+    test with a fixed seed can pin exactly which endings its games reached.
     """
     rng = random.Random(seed)
     options = game.parse_options([]) if options is None else options
     games = finished = total = 0
+    endings: list[str] = []
     while total < plies:
         games += 1
         state = game.start(options, game.players)
@@ -47,6 +50,7 @@ def random_playout(
             assert (seat is None) == (out is not None), (seat, out)
             if seat is None:
                 finished += 1
+                endings.append(out.reason)
                 break
             legal = game.legal_moves(state)
             assert legal, "a game that is not over must offer a move"
@@ -66,7 +70,7 @@ def random_playout(
             if total >= plies:
                 break
         assert_replays(game, options, moves, state)
-    return {"games": games, "finished": finished, "plies": total}
+    return {"games": games, "finished": finished, "plies": total, "endings": endings}
 
 
 def assert_roundtrip(game: Game, state: Any) -> None:

@@ -126,7 +126,9 @@ def test_dump_and_load():
     data = json.loads(json.dumps(GAME.dump(st)))
     again = GAME.load(data)
     assert GAME.position(again) == GAME.position(st)
-    assert GAME.play(again, 0, "Tc1-e3") is not None
+    after = GAME.play(again, 0, "Tc1-e3")
+    # Worked by hand from spec T3: the Square left b1, the Triangle c1 for e3.
+    assert GAME.position(after) == "p1tckctsp/ds1dddddd/9/1dd6/9/1DD6/4T4/DS1DDDDDD/P2CKCTSP b - 4"
     assert_refused(GAME, again, 0, "Pa1-c2", "c1")
 
 

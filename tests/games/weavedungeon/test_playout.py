@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from games.weavedungeon import GAME
-from tests.games.playout import assert_replays, assert_roundtrip, perft, random_playout
+from tests.games.playout import (
+    PLAYOUT_PLIES,
+    assert_replays,
+    assert_roundtrip,
+    perft,
+    random_playout,
+)
 from tests.games.weavedungeon.test_spec_cases import OPENING_1, OPENING_2
 
 
@@ -44,7 +50,15 @@ def test_replay_from_a_position_option():
 
 def test_random_playout():
     result = random_playout(GAME)
-    assert result["plies"] > 0 and result["games"] >= 1
+    assert result["plies"] == PLAYOUT_PLIES
+    if PLAYOUT_PLIES == 3000:  # the default run: seed 1 meets these endings
+        assert result["games"] == 8
+        assert result["endings"] == [
+            "White is stalemated, and stalemate loses",
+            "Black is checkmated",
+            "Black is checkmated",
+            "Black is checkmated",
+        ]
 
 
 def test_random_playout_from_a_middle_game_position():
@@ -52,4 +66,4 @@ def test_random_playout_from_a_middle_game_position():
         ["-position=1stckctsp/d1ddddddd/1d1p5/9/2T6/9/D8/1DDDDDDDD/PSTCKC1SP w Tp 12"]
     )
     result = random_playout(GAME, opts, plies=400, seed=7)
-    assert result["plies"] == 400
+    assert result == {"games": 2, "finished": 1, "plies": 400, "endings": ["Black is checkmated"]}

@@ -258,11 +258,18 @@ def test_a_star_that_came_back_earns_only_an_ovation():
 
 
 def test_star_move_sets_the_moved_flag():
-    # d3 -> e1: slide to e3, step down to e2, on to e1 (the throne).
-    st = state("Kd3", "Ka9")
-    st = GAME.play(st, 0, "Kd3-e1")
-    assert GAME.dump(st)["star_moved"][0] is True
+    # Ke1 starts unmoved on its throne; it walks e1-f1 (step down), f1-g3,
+    # g3-d3 (step down f3, slide to d3) and d3-e1 (step down e2, on to e1).
+    st = state("Ke1 Cb7 Cc7 Cd7 Ca5", "Ka9 Ci5")
+    assert GAME.dump(st)["star_moved"] == [False, True]
+    st = GAME.play(st, 0, "Ke1-f1")
+    assert GAME.dump(st)["star_moved"] == [True, True]
+    st = play_all(st, "Ci5-i4 Kf1-g3 Ci4-i5 Kg3-d3 Ci5-i4 Kd3-e1 Ci4-i5")
+    assert GAME.dump(st)["star_moved"] == [True, True]
     assert "back on its throne" in GAME.render(st)
+    # Back on the throne after leaving it: the mate is an Ovation, not a Triumph.
+    out = GAME.outcome(GAME.play(st, 0, "Ca5-a7"))
+    assert (out.winners, out.reason, out.grade) == ((0,), "Black is checkmated", "Ovation")
 
 
 def test_checkmate_with_star_on_the_weave_is_an_ovation():
