@@ -23,10 +23,11 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 import games
-from server.commands import CommandError, Context, Request, Result, describe, dispatch, masked_line
+from server.commands import CommandError, Context, Request, Result, describe, dispatch
 from server.commands.subjects import canonical_words
 from server.config import Settings
 from server.database import Database
+from server.masking import mask_words, scrub, secret_words
 from server.model import Inbound, utcnow
 from server.parse import ParsedMail, parse_message
 from server.replies import Mail, queue
@@ -203,7 +204,6 @@ class Worker:
             reason = "No command found: put one command in the Subject, or one a line in the body with an empty Subject."
             return "", StepResult(False, reason, "pbmserv Error", []), self._error_mail(parsed, "(none)", reason, "pbmserv Error")
         words = canonical_words(line.split())
-        shown = masked_line(words)
         request = Request(words=words, line=line, sender=parsed.reply_to, comment=parsed.comment,
                           message_id=parsed.message_id, multiple=parsed.multiple)
         ctx = Context(session=session, settings=self.settings, request=request, now=utcnow())
@@ -212,8 +212,11 @@ class Worker:
                 result = dispatch(ctx, words)
                 sender_copy = self._queue_mails(session, parsed, result)
         except (CommandError, games.GameError) as exc:
+            secrets = secret_words(session, words, parsed.reply_to, refused=True)
+            shown, reason = mask_words(words, secrets), scrub(str(exc), secrets)
             subject = error_subject(words, exc)
-            return shown, StepResult(False, str(exc), subject, []), self._error_mail(parsed, shown, str(exc), subject)
+            return shown, StepResult(False, reason, subject, []), self._error_mail(parsed, shown, reason, subject)
+        shown = mask_words(words, secret_words(session, words, parsed.reply_to, refused=False))
         outcome = StepResult(True, result.text, result.subject, result.references)
         if sender_copy:
             return shown, outcome, None
