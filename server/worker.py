@@ -30,7 +30,7 @@ from server.database import Database
 from server.masking import mask_words, scrub, secret_words
 from server.model import Inbound, utcnow
 from server.parse import ParsedMail, parse_message
-from server.replies import Mail, queue
+from server.replies import Mail, board_root, queue
 from server.resources import render_template, wrap
 
 log = logging.getLogger("pbmserv.worker")
@@ -45,18 +45,31 @@ class StepResult:
     references: list[str]
 
 
-def error_subject(words: list[str], exc: Exception) -> str:
-    """``TITLE Board N Error`` whenever the line names a game and a board, however it failed."""
+def _error_board(words: list[str], exc: Exception) -> tuple[str | None, str | None, int | None]:
+    """The game (title, command word) and board number a refused line is about, as far as known."""
     _, prefix, game = describe(words)
     title = getattr(exc, "title", None) or (game.title if game else None)
     board = getattr(exc, "board", None)
+    name = board.game if board is not None else game.name if game is not None else None
     number = board.number if board is not None else None
     if number is None and game is not None and len(words) > prefix:
         head = words[prefix].split("#")[0]
         number = int(head) if head.isdigit() and len(head) < 10 else None
+    return title, name, number
+
+
+def error_subject(words: list[str], exc: Exception) -> str:
+    """``TITLE Board N Error`` whenever the line names a game and a board, however it failed."""
+    title, _, number = _error_board(words, exc)
     if title and number is not None:
         return f"{title} Board {number} Error"
     return f"{title} Error" if title else "pbmserv Error"
+
+
+def error_references(settings: Settings, words: list[str], exc: Exception) -> list[str]:
+    """The board's References root, so an error about a board threads with its mail."""
+    _, name, number = _error_board(words, exc)
+    return [board_root(settings, name, number)] if name and number is not None else []
 
 
 def worker_name() -> str:
@@ -214,8 +227,9 @@ class Worker:
         except (CommandError, games.GameError) as exc:
             secrets = secret_words(session, words, parsed.reply_to, refused=True)
             shown, reason = mask_words(words, secrets), scrub(str(exc), secrets)
-            subject = error_subject(words, exc)
-            return shown, StepResult(False, reason, subject, []), self._error_mail(parsed, shown, reason, subject)
+            subject, refs = error_subject(words, exc), error_references(self.settings, words, exc)
+            return (shown, StepResult(False, reason, subject, refs),
+                    self._error_mail(parsed, shown, reason, subject, refs))
         shown = mask_words(words, secret_words(session, words, parsed.reply_to, refused=False))
         outcome = StepResult(True, result.text, result.subject, result.references)
         if sender_copy:
@@ -230,16 +244,18 @@ class Worker:
         copy = False
         for mail in result.mails:
             if sender in (a.lower() for a in mail.to):
-                copy = True
-                if parsed.multiple:
-                    continue  # the combined reply carries it
+                if parsed.multiple and mail.body.strip() in result.text:
+                    continue  # the combined reply carries it (a challenge's board it does not)
+                copy = copy or not result.confirm
                 mail.in_reply_to = parsed.message_id or None
             queue(session, self.settings, mail)
         return copy and not parsed.multiple
 
-    def _error_mail(self, parsed: ParsedMail, shown: str, reason: str, subject: str) -> Mail:
+    def _error_mail(self, parsed: ParsedMail, shown: str, reason: str, subject: str,
+                    references: list[str] | None = None) -> Mail:
         body = render_template("error.txt", command=wrap(shown, indent="    ").strip(), reason=wrap(reason, indent="    "))
-        return Mail(to=[parsed.reply_to], subject=subject, body=body, in_reply_to=parsed.message_id or None)
+        return Mail(to=[parsed.reply_to], subject=subject, body=body, in_reply_to=parsed.message_id or None,
+                    references=references or [])
 
     def _combined(self, parsed: ParsedMail, results: list[dict]) -> Mail:
         ok = sum(1 for r in results if r["ok"])

@@ -43,6 +43,9 @@ class Result:
     subject: str = "pbmserv reply"
     mails: list[Mail] = field(default_factory=list)
     references: list[str] = field(default_factory=list)
+    #: The text goes to the sender even when one of ``mails`` does too
+    #: (signoff: the board mails do not say the account is closed).
+    confirm: bool = False
 
 
 @dataclass

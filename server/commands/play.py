@@ -310,7 +310,9 @@ def resign_now(
         state = resign_state(ctx, board, game, state, seat, reason)
         state, notes = apply_queued(ctx, board, game, state)
         headline = f"{user.userid} {verb}. {notes}".strip()
-    return boards.announce(ctx, board, game, state, headline)
+    # A resignation, a declined challenge or a signoff may say why: the
+    # comment reaches everyone, as it does with a move.
+    return boards.announce(ctx, board, game, state, headline, comment_by=user.userid, comment=ctx.request.comment)
 
 
 def resign(ctx: Context, board: Board, game: Game, seat: int, user: User) -> Result:
