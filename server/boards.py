@@ -7,7 +7,9 @@ since when, and the mail every player gets after each change.
 
 from __future__ import annotations
 
+import inspect
 import re
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
@@ -230,15 +232,30 @@ def board_text(
     return "\n\n".join(p for p in parts if p) + "\n"
 
 
-def render(board: Board, game: Game, state: Any, viewer: int | None) -> str:
-    """The plugin's drawing of ``state`` on this board, for one viewer."""
+def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int | None = None) -> str:
+    """The plugin's drawing of ``state`` on this board, for one viewer.
+
+    ``moveno`` (default: the board's next move number) is passed to plugins
+    that take it, so the board names the same #N as the status line.
+    """
+    extra = {"moveno": board.ply + 1 if moveno is None else moveno} if _takes_moveno(game) else {}
     return game.render(
         state,
         compact=bool(board.options.get("compact")),
         seat=viewer,
         board=board.number,
         players=[u.userid for u in seat_users(board)],
+        **extra,
     ).rstrip("\n")
+
+
+@cache
+def _takes_moveno(game: Game) -> bool:
+    """Whether the plugin's render accepts ``moveno`` (plugins written before it do not)."""
+    try:
+        return "moveno" in inspect.signature(game.render).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def show_text_at(board: Board, game: Game, state: Any, moves: list[Move], headline: str) -> str:
@@ -248,7 +265,7 @@ def show_text_at(board: Board, game: Game, state: Any, moves: list[Move], headli
         status = "The game was over at this point."
     else:
         status = f"At this point it was {player_label(board, game, state, seat)}'s move (move #{len(moves) + 1})."
-    parts = [headline, status, move_list(board, moves, True), render(board, game, state, None)]
+    parts = [headline, status, move_list(board, moves, True), render(board, game, state, None, len(moves) + 1)]
     return "\n\n".join(parts) + "\n"
 
 

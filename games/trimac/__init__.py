@@ -170,9 +170,10 @@ class TriMac(Game):
         seat: int | None = None,
         board: int | None = None,
         players: list[str] | None = None,
+        moveno: int | None = None,
     ) -> str:
         """The spec's mailed board; its header names the server's board number when given."""
-        return render(state, compact=compact, game_no=board if board is not None else state.game_no)
+        return render(state, compact=compact, game_no=board if board is not None else state.game_no, moveno=moveno)
 
     def position(self, state: State) -> str:
         alive = state.alive

@@ -220,8 +220,9 @@ class WeaveDungeon(Game):
         seat: int | None = None,
         board: int | None = None,
         players: list[str] | None = None,
+        moveno: int | None = None,
     ) -> str:
-        return render_board(state, self.outcome(state), compact)
+        return render_board(state, self.outcome(state), compact, moveno)
 
     def position(self, state: Position) -> str:
         return state.fen()

@@ -183,9 +183,11 @@ def require_active(board: Board, game: Game) -> None:
 
 def check_moveno(board: Board, game: Game, moveno: int | None) -> None:
     if moveno is not None and moveno != board.ply + 1:
+        why = ("was it sent twice, or after a newer move?" if moveno < board.ply + 1 else
+               f"#N counts every move played so far plus one: send MOVE#{board.ply + 1}")
         raise CommandError(
             f"Your move was received as move #{moveno}, but the board is at move #{board.ply + 1}: "
-            "it was not played (was it sent twice?)",
+            f"it was not played ({why}).",
             board=board,
             title=game.title,
         )
