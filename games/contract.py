@@ -12,6 +12,7 @@ untouched, because the server keeps the old one when a move is refused and
 
 from __future__ import annotations
 
+import importlib
 import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -55,7 +56,9 @@ class UnknownGame(LookupError):
 class Outcome:
     """How a finished game ended.  Winners and losers are seats, never sides.
 
-    A draw has no winners; ``winners == ()`` and ``losers == ()``.
+    A draw has no winners (``winners == ()``); its ``losers`` are the seats
+    already out of a game of more than two (defeated or resigned before the
+    draw), who do not share it -- ``()`` when every seat shares the draw.
     ``grade`` is the game's own grading of a win (e.g. Weave & Dungeon's
     Triumph / Ovation / Victory), ``None`` where the game has none.
     """
@@ -178,6 +181,23 @@ class Game:
         #N"), so one mail never names two different numbers.
         """
         raise NotImplementedError
+
+    def draw(self, state: Any, seat: int | None = None, players: list[str] | None = None) -> Any:
+        """A picture of ``state`` (a :class:`games.drawing.Drawing`), or ``None``.
+
+        By convention a plugin package draws in its module ``draw``, a
+        function ``draw(game, state, seat, players)``; a game without one has
+        no picture and its mail stays text only.  ``seat`` is the viewer and
+        ``players`` the userids by seat, as for :meth:`render`.
+        """
+        target = f"{type(self).__module__}.draw"
+        try:
+            module = importlib.import_module(target)
+        except ModuleNotFoundError as exc:
+            if exc.name in (target, type(self).__module__):
+                return None
+            raise
+        return module.draw(self, state, seat, players)
 
     def position(self, state: Any) -> str:
         """The position string, where the game defines one."""

@@ -21,6 +21,8 @@ from server.accounts import addresses_of
 from server.config import Settings
 from server.errors import CommandError
 from server.model import Board, Move, Seat, User, utcnow
+from server.pictures import Picture
+from server.pictures import make as make_picture
 from server.ratings import rate_board
 from server.replies import Mail, board_root
 
@@ -227,9 +229,26 @@ def board_text(
     away = [u.userid for u in seat_users(board) if u.vacation]
     if away and board.status == "active":
         parts.append(f"On vacation (no reminders, no forfeits): {', '.join(away)}")
+    link = web_link(settings, board)
+    if link:
+        parts.append(f"On the web: {link}")
     if comment.strip() and comment_by:
         parts.append(f"{comment_by} writes:\n" + "\n".join(("  " + line).rstrip() for line in comment.splitlines()))
     return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def web_link(settings: Settings, board: Board, at: int | None = None) -> str | None:
+    """The board's read-only web page (``#N``: the position after N moves), when the server has one."""
+    if not settings.web_url:
+        return None
+    return f"{settings.web_url.rstrip('/')}/{board.game}/{board.number}" + (f"#{at}" if at is not None else "")
+
+
+def picture(settings: Settings, board: Board, game: Game, state: Any, at: int | None = None) -> list[Picture]:
+    """The board's picture for a mail (an empty list where the game draws none)."""
+    pic = make_picture(game, state, [u.userid for u in seat_users(board)], f"board-{board.number}",
+                       web_link(settings, board, at))
+    return [pic] if pic else []
 
 
 def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int | None = None) -> str:
@@ -309,9 +328,12 @@ def announce(
 
         seen = {u.id for u, _ in recipients}
         recipients += [(u, None) for u in board_watchers(ctx.session, board, "notify") if u.id not in seen]
+    wanted = any(u.pictures and u.active and u.addresses for u, _ in recipients)
+    pictures = picture(ctx.settings, board, game, state) if wanted else []
     for user, seat in recipients:
         if not user.active or not user.addresses:
             continue
         body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment)
-        mails.append(Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid]))
+        mails.append(Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid],
+                          pictures=pictures if user.pictures else []))
     return mails

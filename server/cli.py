@@ -77,12 +77,14 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
 @click.option("--recipient-delimiter", envvar="PBMSERV_RECIPIENT_DELIMITER", default="+", show_default=True,
               help="Characters that start the tag of a reply address (pbmserv+TOKEN@...); "
                    "the same as Postfix's recipient_delimiter.")
+@click.option("--web-url", envvar="PBMSERV_WEB_URL", default=None,
+              help="Public base URL of 'pbmserv web'; board mails then link to the board's page.")
 @click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
 @click.pass_context
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None, listen: str,
          max_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float,
          lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, recipient_delimiter: str,
-         verbose: int) -> None:
+         web_url: str | None, verbose: int) -> None:
     """pbmserv: a play-by-email game server."""
     from server.tokens import RedactFilter
 
@@ -94,7 +96,7 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
                            max_size=max_size, rate_limit=rate_limit, nagtime=nagtime, forfeittime=forfeittime,
                            retry_base=retry_base, lease_seconds=lease_seconds,
                            delivery_lease_seconds=delivery_lease_seconds, busy_timeout=busy_timeout,
-                           recipient_delimiter=recipient_delimiter or "+"))
+                           recipient_delimiter=recipient_delimiter or "+", web_url=web_url))
 
 
 @main.command()
@@ -517,6 +519,17 @@ def remind(app: App, now_text: str | None, dry_run: bool) -> None:
         click.echo(line)
     click.echo(summary.line())
 
+
+
+def _register_picture_commands() -> None:
+    from server.cli_pictures import draw, user_pictures, web
+
+    main.add_command(draw)
+    main.add_command(web)
+    user.add_command(user_pictures)
+
+
+_register_picture_commands()
 
 if __name__ == "__main__":  # python -m server.cli, where the console script is not installed
     main()

@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -53,6 +54,8 @@ class User(Base):
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     vacation: Mapped[bool] = mapped_column(Boolean, default=False)
     digest: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: Board pictures (an inline PNG in the HTML part) in this user's board mail.
+    pictures: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     #: Challenge policy: "accept" (default) or "reject"; limit caps active boards.
     challenge_policy: Mapped[str] = mapped_column(String(10), default="accept")
     board_limit: Mapped[int | None] = mapped_column(Integer, nullable=True)

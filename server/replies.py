@@ -8,7 +8,6 @@ dies before the relay sees it.
 from __future__ import annotations
 
 import binascii
-import html
 import uuid
 from dataclasses import dataclass, field
 from email import policy
@@ -21,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from server.config import Settings
 from server.model import Outbox
+from server.pictures import Picture, content_ids, html_page, related_part
 
 
 @dataclass
@@ -38,6 +38,8 @@ class Mail:
     auto_submitted: str = "auto-replied"
     #: Users the mail is for (for the multiple-mode merge and for logs).
     users: list[str] = field(default_factory=list)
+    #: Board pictures shown inline in the HTML part (server.pictures).
+    pictures: list[Picture] = field(default_factory=list)
 
 
 def board_root(settings: Settings, game: str, number: int) -> str:
@@ -67,14 +69,12 @@ def compose(settings: Settings, mail: Mail) -> EmailMessage:
     # Webmail shows text/plain in a proportional font and breaks the boards'
     # columns; a <pre> alternative keeps them.  Clients that prefer plain text
     # still read the first part.
-    msg.add_alternative(
-        "<html><body><pre style=\"font-family: monospace\">"
-        + html.escape(body)
-        + "</pre></body></html>\n",
-        subtype="html",
-        charset="utf-8",
-        cte="quoted-printable",
-    )
+    cids = content_ids(mail.pictures, settings.domain)
+    msg.add_alternative(html_page(body, mail.pictures, cids), subtype="html", charset="utf-8",
+                        cte="quoted-printable")
+    page = msg.get_payload()[1]  # type: ignore[index]
+    for pic, cid in zip(mail.pictures, cids, strict=True):
+        page.add_related(pic.png, "image", "png", cid=f"<{cid}>", disposition="inline", filename=pic.filename)
     return msg
 
 
@@ -123,7 +123,8 @@ def render(settings: Settings, mail: Mail) -> bytes:
     if any(not (value.isascii() and value.isprintable()) or len(value) > 900 for _, value in headers):
         return compose(settings, mail).as_bytes(policy=SMTP_POLICY)
     body = mail.body if mail.body.endswith("\n") else mail.body + "\n"
-    page = '<html><body><pre style="font-family: monospace">' + html.escape(body) + "</pre></body></html>\n"
+    cids = content_ids(mail.pictures, settings.domain)
+    page = html_page(body, mail.pictures, cids)
     boundary = f"===============pbm{uuid.uuid4().hex}=="
     head = "".join(_fold(name, value) for name, value in headers)
     part = 'Content-Type: text/{}; charset="utf-8"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n'
@@ -131,8 +132,9 @@ def render(settings: Settings, mail: Mail) -> bytes:
         (head + f'MIME-Version: 1.0\r\nContent-Type: multipart/alternative;\r\n boundary="{boundary}"\r\n\r\n'
          f"--{boundary}\r\n" + part.format("plain")).encode("ascii"),
         _qp(body),
-        f"\r\n--{boundary}\r\n{part.format('html')}".encode("ascii"),
-        _qp(page),
+        f"\r\n--{boundary}\r\n".encode("ascii"),
+        related_part(_qp(page), mail.pictures, cids) if mail.pictures
+        else part.format("html").encode("ascii") + _qp(page),
         f"\r\n--{boundary}--\r\n".encode("ascii"),
     ])
 

@@ -360,7 +360,8 @@ class Reminders:
         return Mail(to=addresses_of(user), subject=f"{game.title} Board {board.number} Reminder",
                     body=text.rstrip("\n") + "\n\n" + shown, references=[board_root(self.settings, game.name,
                                                                                       board.number)],
-                    auto_submitted="auto-generated", users=[user.userid])
+                    auto_submitted="auto-generated", users=[user.userid],
+                    pictures=boards.picture(self.settings, board, game, state) if user.pictures else [])
 
     def digest_mail(self, user: User, entries: list[tuple[Board, int]]) -> Mail:
         lines = []

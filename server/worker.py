@@ -15,7 +15,7 @@ import os
 import socket
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from sqlalchemy import or_, select
@@ -30,6 +30,7 @@ from server.database import Database
 from server.masking import mask_words, scrub, secret_words
 from server.model import Inbound, utcnow
 from server.parse import ParsedMail, parse_message
+from server.pictures import Picture, wanted_by
 from server.replies import Mail, board_root, queue
 from server.resources import render_template, wrap
 
@@ -43,6 +44,8 @@ class StepResult:
     text: str
     subject: str
     references: list[str]
+    #: Board pictures for the sender's reply (already dropped when they turned pictures off).
+    pictures: list[Picture] = field(default_factory=list)
 
 
 def _error_board(words: list[str], exc: Exception) -> tuple[str | None, str | None, int | None]:
@@ -192,8 +195,14 @@ class Worker:
                 return  # applied already (by us before a crash, or by another worker)
             started = time.perf_counter()
             result = self._execute(session, parsed, line)
-            row.results = [*row.results, {"command": result[0], "ok": result[1].ok, "text": result[1].text,
-                                           "subject": result[1].subject, "references": result[1].references}]
+            # A board's picture is kept only with its latest result: the combined
+            # reply shows each board once, as it stands after the last command.
+            shown = {p.filename for p in result[1].pictures}
+            earlier = [{**r, "pictures": [p for p in r.get("pictures", []) if p["filename"] not in shown]}
+                       for r in row.results] if shown else row.results
+            row.results = [*earlier, {"command": result[0], "ok": result[1].ok, "text": result[1].text,
+                                      "subject": result[1].subject, "references": result[1].references,
+                                      "pictures": [p.to_json() for p in result[1].pictures]}]
             row.commands_done = index + 1
             last = index + 1 >= max(1, len(parsed.commands))
             if not parsed.multiple:
@@ -231,11 +240,12 @@ class Worker:
             return (shown, StepResult(False, reason, subject, refs),
                     self._error_mail(parsed, shown, reason, subject, refs))
         shown = mask_words(words, secret_words(session, words, parsed.reply_to, refused=False))
-        outcome = StepResult(True, result.text, result.subject, result.references)
+        pictures = result.pictures if result.pictures and wanted_by(session, [parsed.reply_to]) else []
+        outcome = StepResult(True, result.text, result.subject, result.references, pictures)
         if sender_copy:
             return shown, outcome, None
         reply = Mail(to=[parsed.reply_to], subject=result.subject, body=result.text,
-                     in_reply_to=parsed.message_id or None, references=result.references)
+                     in_reply_to=parsed.message_id or None, references=result.references, pictures=pictures)
         return shown, outcome, reply
 
     def _queue_mails(self, session: Session, parsed: ParsedMail, result: Result) -> bool:
@@ -268,8 +278,10 @@ class Worker:
             lines.append(f"Unprocessed: only the first {self.settings.max_commands} commands of a mail are read.")
         refs = [ref for r in results for ref in r.get("references", [])]
         subject = "pbmserv results" if ok else "pbmserv Error"
+        pictures = [Picture.from_json(p) for r in results for p in r.get("pictures", [])]
         return Mail(to=[parsed.reply_to], subject=subject, body="\n".join(lines),
-                    in_reply_to=parsed.message_id or None, references=list(dict.fromkeys(refs))[:5])
+                    in_reply_to=parsed.message_id or None, references=list(dict.fromkeys(refs))[:5],
+                    pictures=pictures)
 
     # -- failures -----------------------------------------------------------
     def _failed(self, inbound_id: int, error: str) -> None:

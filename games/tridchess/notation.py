@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from games.contract import clip_input
 from games.tridchess.geometry import (
     FILES,
     MAIN_BOARDS,
@@ -71,7 +72,7 @@ def parse_pin(text: str) -> int:
     p = PIN_BY_NAME.get(text.lower())
     if p is None:
         raise NotationError(
-            f"{pin_canonical(text)} is not a pin position: they are QL1..QL6 and "
+            f"{clip_input(pin_canonical(text))} is not a pin position: they are QL1..QL6 and "
             "KL1..KL6, each also hanging below as QL1i..KL6i"
         )
     return p
@@ -94,17 +95,17 @@ def parse_square(text: str) -> int:
     name = square_canonical(text)
     m = _SQ_PARTS.match(text)
     if not m:
-        raise NotationError(f"{text} is not a square; squares look like b2W, c5N or z0QL1")
+        raise NotationError(f"{clip_input(text)} is not a square; squares look like b2W, c5N or z0QL1")
     lv = m.group(3)
     if len(lv) == 1:
         layer_y0 = MAIN_BOARDS[lv.upper()][1]
         raise NotationError(
-            f"{name} is not a square: board {lv.upper()} has files a-d and ranks "
+            f"{clip_input(name)} is not a square: board {lv.upper()} has files a-d and ranks "
             f"{layer_y0}-{layer_y0 + 3}"
         )
     p = parse_pin(lv)
     cover = ", ".join(SQ_NAME[c][:2] for c in PIN_CELLS[p])
-    raise NotationError(f"{name} is not a square: an attack board on {PIN_NAME[p]} covers {cover}")
+    raise NotationError(f"{clip_input(name)} is not a square: an attack board on {PIN_NAME[p]} covers {cover}")
 
 
 def exists_now(st: State, c: int) -> None:
@@ -169,7 +170,7 @@ def parse_move(text: str) -> Parsed:
     raw = text.strip()
     t = _TRAIL.sub("", raw).strip()
     if not t:
-        raise NotationError(f"cannot read {raw!r}: {SYNTAX_HELP}")
+        raise NotationError(f"cannot read {clip_input(raw)!r}: {SYNTAX_HELP}")
     if _CASTLE.match(t):
         return Parsed("castle", side="Q" if t.count("-") == 2 else "K")
     m = _LONG_AB.match(t)
@@ -198,7 +199,7 @@ def parse_move(text: str) -> Parsed:
     m = _SHORT_PROMO.match(t)
     if m:
         return Parsed("short", to=m.group(1), promo=m.group(2).upper())
-    raise NotationError(f"cannot read {raw!r}: {SYNTAX_HELP}")
+    raise NotationError(f"cannot read {clip_input(raw)!r}: {SYNTAX_HELP}")
 
 
 # -- the position string ---------------------------------------------------------
@@ -263,9 +264,9 @@ def parse_position(text: str) -> State:
         name, _, pin = item.partition(":")
         name = name.upper()
         if name not in AB_NAMES or not pin:
-            raise NotationError(f"boards field: {item!r} should look like WQ:QL1")
+            raise NotationError(f"boards field: {clip_input(item)!r} should look like WQ:QL1")
         if name in pins:
-            raise NotationError(f"boards field: {name} is placed twice")
+            raise NotationError(f"boards field: {clip_input(name)} is placed twice")
         pins[name] = parse_pin(pin)
     if len(pins) != 4:
         raise NotationError("boards field: all four attack boards WQ, WK, BQ, BK must be placed")
@@ -273,20 +274,20 @@ def parse_position(text: str) -> State:
     if len(set(pin_tuple)) != 4:
         raise NotationError("boards field: two attack boards stand on the same pin")
     if side not in ("w", "b"):
-        raise NotationError(f"side to move must be w or b, not {side!r}")
+        raise NotationError(f"side to move must be w or b, not {clip_input(side)!r}")
     turn = 1 if side == "b" else 0
     st = State(pin_tuple, {}, turn, 0, -1, 0, 1, ("",))  # type: ignore[arg-type]
     board: dict[int, int] = {}
     for item in pfield.split(","):
         m = _PIECE_RE.match(item)
         if not m:
-            raise NotationError(f"pieces field: {item!r} should look like Pb2W or rz9QL6*")
+            raise NotationError(f"pieces field: {clip_input(item)!r} should look like Pb2W or rz9QL6*")
         letter, sq, star = m.groups()
         c = parse_square(sq)
         exists_now(st, c)
         kind = PIECE_LETTERS.index(letter.upper())
         if star and kind != PAWN:
-            raise NotationError(f"pieces field: {item}: only a pawn carries the moved mark *")
+            raise NotationError(f"pieces field: {clip_input(item)}: only a pawn carries the moved mark *")
         if c in board:
             raise NotationError(f"pieces field: two pieces on {SQ_NAME[c]}")
         p = kind | (BLACK if letter.islower() else 0)
@@ -305,7 +306,7 @@ def parse_position(text: str) -> State:
     if cfield != "-":
         for ch in cfield:
             if ch not in CASTLE_BITS or cfield.count(ch) > 1:
-                raise NotationError(f"castling field must be a subset of KQkq or -, not {cfield!r}")
+                raise NotationError(f"castling field must be a subset of KQkq or -, not {clip_input(cfield)!r}")
             black = int(ch.islower())
             colour = BLACK if black else 0
             rook = HOME_ROOK_K[black] if ch.upper() == "K" else HOME_ROOK_Q[black]

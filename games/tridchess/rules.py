@@ -147,17 +147,14 @@ class State:
 def repetition_key(st: State) -> str:
     """Digest of what makes positions 'the same' for threefold repetition (§4.5).
 
-    The en-passant square counts only when a pawn of the side to move could
-    take on it (pseudo-legally), as in chess practice.
+    DECISION (the spec is silent; issue 18): the en-passant square counts
+    only when the side to move has a *legal* en-passant capture, as FIDE
+    9.2 has it -- a pawn that could take but is pinned, or whose capture
+    would leave its king in check, does not make the position different.
     """
     ep = -1
-    if st.ep >= 0:
-        geo = st.geo
-        own = BLACK if st.turn else 0
-        for c, p in st.board.items():
-            if p & 15 == PAWN | own and st.ep in geo.pawn(c, bool(st.turn))[4]:
-                ep = st.ep
-                break
+    if st.ep >= 0 and any(mv[0] == EN_PASSANT for mv in st.legal()):
+        ep = st.ep
     text = f"{st.pins}{sorted(st.board.items())}{st.turn}{st.castling}{ep}"
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from games.contract import IllegalMove, OptionError
+from games.contract import IllegalMove, OptionError, clip_input
 from games.trimac.geometry import (
     BY_NAME,
     COLOURS,
@@ -37,8 +37,8 @@ def square_error(text: str) -> str | None:
         return None
     if len(t) >= 3 and t[0] in "rbg" and t[1] in FILES and t[2:].isdigit():
         f = t[1]
-        return f"{text} is not a point: file {f} has ranks 1-{FILE_LENGTH[f]}"
-    return f"{text} is not a point: {SQUARE_HELP}"
+        return f"{clip_input(text)} is not a point: file {f} has ranks 1-{FILE_LENGTH[f]}"
+    return f"{clip_input(text)} is not a point: {SQUARE_HELP}"
 
 
 def parse_square(text: str) -> int:
@@ -53,7 +53,7 @@ def parse_move(text: str) -> tuple[int, int, bool]:
     m = _MOVE.match(text.strip())
     if not m:
         raise IllegalMove(
-            f"{text.strip()!r} is not a move: write <from>-<to> (or <from>x<to> for a capture) "
+            f"{clip_input(text)!r} is not a move: write <from>-<to> (or <from>x<to> for a capture) "
             f"where {SQUARE_HELP}, e.g. Rf5-Rf6 or Rc4xBf4"
         )
     a = "".join(m.group(1, 2, 3))
@@ -81,7 +81,7 @@ POSITION_HELP = (
 def _seat_letter(value: str, what: str) -> int:
     v = value.upper()
     if len(v) != 1 or v not in LATTICES:
-        raise OptionError(f"{what}={value} must be one of R, B, G; {POSITION_HELP}")
+        raise OptionError(f"{what}={clip_input(value)} must be one of R, B, G; {POSITION_HELP}")
     return LATTICES.index(v)
 
 
@@ -102,7 +102,7 @@ def parse_position(text: str) -> tuple[bytes, int, list[int], int]:
                 or any(ch not in LATTICES for ch in letters)
                 or len(set(letters)) != len(letters)
             ):
-                raise OptionError(f"alive={tok[6:]} must list distinct letters of R, B, G")
+                raise OptionError(f"alive={clip_input(tok[6:])} must list distinct letters of R, B, G")
             alive = sorted(LATTICES.index(ch) for ch in letters)
         elif low.startswith("last="):
             last = _seat_letter(tok[5:], "last")
@@ -113,7 +113,7 @@ def parse_position(text: str) -> tuple[bytes, int, list[int], int]:
                 or low[0] not in COLOURS
                 or tok[1].upper() not in KINDS
             ):
-                raise OptionError(f"{tok!r} is not a position token; {POSITION_HELP}")
+                raise OptionError(f"{clip_input(tok)!r} is not a position token; {POSITION_HELP}")
             err = square_error(tok[3:])
             if err:
                 raise OptionError(err)

@@ -149,7 +149,11 @@ class _Draft:
         return [s for s in range(3) if self.status[s] == ALIVE]
 
     def draw(self, reason: str) -> None:
-        self.result = ((), (), reason)
+        # DECISION (the spec is silent; issue 18): a draw is shared by the
+        # survivors only. An army already defeated or resigned lost, and is
+        # listed among the losers -- as the server's draw by agreement does --
+        # so a repetition after a defeat does not give it half a point.
+        self.result = ((), tuple(s for s in range(3) if self.status[s] != ALIVE), reason)
 
     def start_of_turn(self) -> None:
         """§5.3: mate, automatic pass or draw until someone must move."""
@@ -166,14 +170,19 @@ class _Draft:
                 return
             seat = self.to
             board = bytes(self.board)
+            # §5.6, read literally: the game is drawn once 300 quiet turns are
+            # played, before the next turn resolves (even into a mate or a
+            # pass); and every position with a player to move counts for the
+            # repetition, also one that player must pass in.
+            if self.quiet >= QUIET_LIMIT:
+                self.draw(f"draw: {QUIET_LIMIT} turns without a capture or a defeat")
+                return
+            key = _digest(board, seat, self.status)
+            self.seen.append(key)
+            if self.seen.count(key) >= 3:
+                self.draw("draw by threefold repetition")
+                return
             if has_legal_move(board, seat):
-                if self.quiet >= QUIET_LIMIT:
-                    self.draw(f"draw: {QUIET_LIMIT} turns without a capture or a defeat")
-                    return
-                key = _digest(board, seat, self.status)
-                self.seen.append(key)
-                if self.seen.count(key) >= 3:
-                    self.draw("draw by threefold repetition")
                 return
             who = checkers(board, seat, general_point(board, seat))
             if who:

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from server.config import Settings
 from server.errors import CommandError
+from server.pictures import Picture
 from server.replies import Mail
 
 __all__ = ["Command", "CommandError", "Context", "Request", "Result", "mask"]
@@ -46,6 +47,8 @@ class Result:
     #: The text goes to the sender even when one of ``mails`` does too
     #: (signoff: the board mails do not say the account is closed).
     confirm: bool = False
+    #: Board pictures for the reply to the sender (server.pictures).
+    pictures: list[Picture] = field(default_factory=list)
 
 
 @dataclass

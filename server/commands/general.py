@@ -225,6 +225,7 @@ class All(Command):
             select(Board).join(Seat).where(Seat.user_id == user.id, Board.status == "active").order_by(Board.game, Board.number)
         ).all()
         parts = []
+        pictures = []
         for board in rows:
             mover = boards.user_to_move(board)
             if only_next and (mover is None or mover.id != user.id):
@@ -236,8 +237,9 @@ class All(Command):
             parts.append(
                 boards.board_text(ctx.settings, board, game, state, moves, head, boards.seat_of(board, user), False)
             )
+            pictures += boards.picture(ctx.settings, board, game, state)
         if not parts:
             which = "boards where it is their move" if only_next else "active boards"
             return Result(f"{user.userid} has no {which}.", subject=f"pbmserv: boards of {user.userid}")
         sep = "\n" + "=" * 72 + "\n\n"
-        return Result(sep.join(parts), subject=f"pbmserv: boards of {user.userid}")
+        return Result(sep.join(parts), subject=f"pbmserv: boards of {user.userid}", pictures=pictures)

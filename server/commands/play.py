@@ -211,6 +211,7 @@ def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, co
         subject=boards.board_subject(board, game),
         mails=mails,
         references=[board_root(ctx.settings, game.name, board.number)],
+        pictures=boards.picture(ctx.settings, board, game, state),
     )
 
 
@@ -424,6 +425,7 @@ class Show(GameCommand):
         if not args:
             raise CommandError(f"Usage: {game.name} show BOARD[#N] ...", title=game.title)
         parts = []
+        pictures = []
         board = None
         for ref in args:
             number, at = boards.parse_board_ref(ref)
@@ -435,14 +437,17 @@ class Show(GameCommand):
                 state = game.load(board.state)
                 head = f"{game.title} Board {board.number}"
                 parts.append(boards.board_text(ctx.settings, board, game, state, moves, head, None, True))
+                pictures += boards.picture(ctx.settings, board, game, state)
             else:
                 state = boards.replay(game, board, moves, at)
                 head = f"{game.title} Board {board.number} as it stood after move #{at}"
                 parts.append(boards.show_text_at(board, game, state, moves[:at], head))
+                pictures += boards.picture(ctx.settings, board, game, state, at)
         assert board is not None
         subject = boards.board_subject(board, game) if len(args) == 1 else f"{game.title} boards"
         return Result(("\n" + "=" * 72 + "\n\n").join(parts), subject=subject,
-                      references=[board_root(ctx.settings, game.name, board.number)] if len(args) == 1 else [])
+                      references=[board_root(ctx.settings, game.name, board.number)] if len(args) == 1 else [],
+                      pictures=pictures)
 
 
 @game_verb

@@ -1,4 +1,4 @@
-"""A player's standing settings: challenge policy and reminder digest.
+"""A player's standing settings: challenge policy, reminder digest, board pictures.
 
 The policy lives on the account (``User.challenge_policy`` and
 ``User.board_limit``) and so holds for challenges in every game, whichever
@@ -82,18 +82,40 @@ class Limit(GameCommand):
         return Result(policy_text(ctx, user), subject="pbmserv: board limit")
 
 
-@general
-class Digest(Command):
-    name = "digest"
+class Switch(Command):
+    """An on|off setting on the account: ``NAME USERID PASSWORD on|off``.
+
+    Subclasses name the ``User`` column (``flag``) and the answer for each
+    state (``said``), so every such setting reads and answers alike.
+    """
+
     argument_description = "USERID PASSWORD on|off"
-    description = "On: one reminder mail listing every board waiting for your move, instead of one per board."
     password_args = (1,)
+    flag = ""
+    said: tuple[str, str] = ("", "")  # (off, on)
 
     def process(self, ctx: Context, args: list[str]) -> Result:
         if len(args) != 3 or args[2].lower() not in ("on", "off"):
-            raise CommandError("Usage: digest USERID PASSWORD on|off")
+            raise CommandError(f"Usage: {self.name} USERID PASSWORD on|off")
         user = accounts.authenticate(ctx.session, args[0], args[1])
-        user.digest = args[2].lower() == "on"
-        what = "one digest mail listing all boards" if user.digest else "one reminder per board"
-        return Result(f"{user.userid} now gets {what} when moves are overdue.",
-                      subject=f"pbmserv: digest {args[2].lower()}")
+        value = args[2].lower() == "on"
+        setattr(user, self.flag, value)
+        return Result(self.said[value].format(userid=user.userid), subject=f"pbmserv: {self.name} {args[2].lower()}")
+
+
+@general
+class Digest(Switch):
+    name = "digest"
+    description = "On: one reminder mail listing every board waiting for your move, instead of one per board."
+    flag = "digest"
+    said = ("{userid} now gets one reminder per board when moves are overdue.",
+            "{userid} now gets one digest mail listing all boards when moves are overdue.")
+
+
+@general
+class Pictures(Switch):
+    name = "pictures"
+    description = "On (the default): board mails show a picture of the board above the text board."
+    flag = "pictures"
+    said = ("{userid} now gets board mails without pictures (the text board only).",
+            "{userid} now gets a picture of the board in every board mail.")

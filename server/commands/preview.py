@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from games import Game, GameError
-from server import boards
+from server import boards, pictures
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GAME_VERBS, GameCommand, game_verb, general
 from server.replies import board_root
@@ -91,7 +91,8 @@ class Preview(GameCommand):
         body = "\n\n".join(p for p in (head, outcome_line(game, state, label),
                                       boards.render(board, game, state, None), f"Players: {players}") if p)
         return Result(body + "\n", subject=f"{game.title} Board {number} Preview",
-                      references=[board_root(ctx.settings, game.name, number)])
+                      references=[board_root(ctx.settings, game.name, number)],
+                      pictures=boards.picture(ctx.settings, board, game, state))
 
     def new_board(self, game: Game, args: list[str]) -> Result:
         options = game.parse_options([a for a in args if a.startswith("-")])
@@ -108,7 +109,8 @@ class Preview(GameCommand):
                 + (": " + ", ".join(done) if done else ", before any move") + ". Nothing is stored.")
         body = "\n\n".join(p for p in (head, outcome_line(game, state, label),
                                       game.render(state, compact=bool(options.get("compact"))).rstrip("\n")) if p)
-        return Result(body + "\n", subject=f"{game.title} Preview")
+        pic = pictures.make(game, state, None, "preview")
+        return Result(body + "\n", subject=f"{game.title} Preview", pictures=[pic] if pic else [])
 
 
 @general

@@ -61,7 +61,8 @@ class Submit(BoardCommand):
         body = "\n\n".join(p for p in (head, "If you confirm it: " + outcome_line(game, state, label),
                                       boards.render(board, game, state, seat)) if p)
         return Result(body + "\n", subject=f"{game.title} Board {board.number} submitted",
-                      references=[board_root(ctx.settings, game.name, board.number)])
+                      references=[board_root(ctx.settings, game.name, board.number)],
+                      pictures=boards.picture(ctx.settings, board, game, state))
 
 
 @game_verb

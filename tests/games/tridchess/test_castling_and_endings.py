@@ -148,3 +148,33 @@ def test_a_pinned_piece_still_attacks() -> None:
     assert_refused(GAME, s, 0, "Kd6N-d7B", "would put your king in check")
     black = pos(f"{ST} Kd6N,Rb5B,kb8B,rb7B b - - 0 10")
     assert sorted(m for m in legal(black) if m.startswith("Rb7B")) == ["Rb7B-b6B", "Rb7Bxb5B"]
+
+
+def test_an_en_passant_square_that_cannot_be_used_legally_is_no_difference() -> None:
+    """DECISION (issue 18): c7B-c5B makes c6B an en-passant square, but the
+    only pawn that could take there, d5N, is pinned to its king by the rook
+    on d6N: the position is the same as when it comes round again without
+    the square, so the third occurrence draws (FIDE 9.2: legal captures)."""
+    s = pos(f"{ST} Kd3N,Pd5N*,Nb1W,rd6N,pc7B,ka8B b - - 0 10")
+    s = play(s, "c7B-c5B")
+    assert GAME.position(s).split()[4] == "c6B"
+    assert not any("e.p." in m for m in GAME.legal_moves(s))
+    cycle = ["Nb1W-c3W", "Ka8B-b8B", "Nc3W-b1W", "Kb8B-a8B"]
+    s = play(s, *cycle, *cycle[:3])
+    assert GAME.outcome(s) is None
+    out = GAME.outcome(play(s, cycle[3]))
+    assert out is not None and out.reason == "draw by threefold repetition"
+
+
+def test_an_en_passant_square_that_can_be_used_makes_the_position_different() -> None:
+    """The same cycle with the pin gone: d5Nxc6B e.p. is legal right after
+    the double step, so that position differs from its returns; the draw
+    comes only when the position after the knight's move is seen a third time."""
+    s = pos(f"{ST} Kd3N,Pd5N*,Nb1W,rb6N,pc7B,ka8B b - - 0 10")
+    s = play(s, "c7B-c5B")
+    assert "d5Nxc6B e.p." in GAME.legal_moves(s)
+    cycle = ["Nb1W-c3W", "Ka8B-b8B", "Nc3W-b1W", "Kb8B-a8B"]
+    s = play(s, *cycle, *cycle)
+    assert GAME.outcome(s) is None
+    out = GAME.outcome(play(s, cycle[0]))
+    assert out is not None and out.reason == "draw by threefold repetition"

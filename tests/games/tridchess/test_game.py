@@ -8,6 +8,7 @@ import time
 from games import load_game
 from games.tridchess import GAME, perft
 from tests.games.playout import (
+    PLAYOUT_PLIES,
     assert_refused,
     assert_replays,
     assert_roundtrip,
@@ -79,7 +80,10 @@ def test_play_never_mutates_and_dump_is_json() -> None:
 
 def test_random_playout() -> None:
     counts = random_playout(GAME)
-    assert counts["plies"] > 0
+    if PLAYOUT_PLIES == 3000:  # the default bound: a fixed seed gives a known run
+        assert counts == {"games": 6, "finished": 1, "plies": 3000, "endings": ["checkmate"]}
+    else:
+        assert counts["plies"] == PLAYOUT_PLIES
 
 
 def test_random_playouts_from_an_open_position() -> None:
@@ -88,7 +92,15 @@ def test_random_playouts_from_an_open_position() -> None:
         [f"-position={ST} Qb4N,Rc3W,Pa2W,Pd2W*,Kb1W,qc6N,rb6B,pa7B,pd7B*,kc8B w - - 0 10"]
     )
     counts = random_playout(GAME, opts, plies=1500, seed=7, max_game_plies=300)
-    assert counts["plies"] == 1500
+    assert counts == {
+        "games": 6,
+        "finished": 2,
+        "plies": 1500,
+        "endings": [
+            "draw: only the two kings are left",
+            "draw: 100 plies without a capture or pawn move",
+        ],
+    }
 
 
 def test_game_over_refuses_moves_and_lists_none() -> None:

@@ -173,3 +173,22 @@ def test_render_shows_moved_boards_check_and_mate() -> None:
     mate = play(pos(f"{ST} Qb7B,Ra7B,Kb1W,kz9QL6 w - - 0 40"), "Qb7B-a8QL6")
     text = GAME.render(mate)
     assert "Qb7B-a8QL6#" in text and "White wins by checkmate" in text
+
+
+@pytest.mark.parametrize(
+    ("move", "quoted"),
+    [
+        ("Nd1W-" + "x" * 300, "cannot read 'Nd1W-xxxxxxxxxxxxxxxx...'"),
+        ("a" + "9" * 300 + "W-a2W", "a99999999999999999999... is not a square"),
+        ("QL" + "1" * 300 + "-QL2", "QL1111111111111111111... is not a pin position"),
+    ],
+)
+def test_a_long_input_is_quoted_cut(move: str, quoted: str) -> None:
+    """Issue 18: the reason quotes at most 24 characters of what was written."""
+    text = assert_refused(GAME, pos(f"{ST} Kb1W,ka8B w - - 0 1"), 0, move, quoted)
+    assert len(text) < 200  # the reason for a 300-character input was over 400
+
+
+def test_a_long_position_field_is_quoted_cut() -> None:
+    with pytest.raises(OptionError, match=r"'Kb1Wxxxxxxxxxxxxxxxxx\.\.\.' should look like"):
+        GAME.parse_options([f"-position={ST} Kb1W{'x' * 300},ka8B w - - 0 1"])

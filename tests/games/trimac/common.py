@@ -7,7 +7,9 @@ from pathlib import Path
 from games.trimac import GAME
 from games.trimac.state import State
 
-SPEC = Path("/work/shared/rules/trimac.md")
+#: A verbatim copy of the shared rules spec (rules/trimac.md), kept in the
+#: checkout so the tests never read a file outside it.
+SPEC = Path(__file__).parent / "data" / "trimac_spec.md"
 #: Spec §8 fixture: the central Guards keep the f-files closed.
 BASE = "rK@Rf1 rA@Rf4 bK@Bf1 bA@Bf4 gK@Gf1 gA@Gf4"
 
@@ -30,9 +32,13 @@ def moves_from(state: State, square: str) -> list[str]:
     return sorted(out)
 
 
+def spec_text() -> str:
+    return SPEC.read_text(encoding="utf-8")
+
+
 def spec_block(after: str) -> str:
     """The first fenced code block after the heading/line ``after`` in the spec."""
-    text = SPEC.read_text(encoding="utf-8")
+    text = spec_text()
     i = text.index(after)
     a = text.index("```\n", i) + 4
     b = text.index("```", a)

@@ -229,6 +229,56 @@ def test_quiet_turn_limit() -> None:
     assert out is not None and out.is_draw and "300" in out.reason
 
 
+def test_repetition_counts_a_position_its_player_must_pass_in() -> None:
+    """Issue 18: Red, boxed in, passes; the third time the same board comes
+    round with Red to move the game is drawn at once -- before a third pass
+    (the position with Red to move has occurred three times, §5.6)."""
+    s = pos(_boxed("R") + " bK@Bf1 bA@Bf4 gK@Gf1 gA@Gf4")
+    cycle = ["Bf1-Be1", "Gf1-Ge1", "Be1-Bf1", "Ge1-Gf1"]
+    for mv in cycle * 2:
+        assert GAME.outcome(s) is None
+        s = GAME.play(s, GAME.to_move(s), mv)
+    out = GAME.outcome(s)
+    assert out is not None and out.reason == "draw by threefold repetition"
+    assert s.history[-1] == (GREEN, "Ge1-Gf1")
+    assert [t for _, t in s.history].count("pass") == 4
+
+
+def test_a_draw_after_a_defeat_lists_the_defeated_army_as_loser() -> None:
+    """DECISION (issue 18): the survivors share a draw; an army already
+    defeated lost (as with the server's draw by agreement)."""
+    s = pos("rK@Rf1 bK@Bf1 bA@Bf4 gK@Gf1 gA@Gf4 bR@Rf6 bR@Re5 bR@Rg5 to=R")
+    assert s.history == ((RED, "checkmated by Blue"),)
+    for mv in ["Bf1-Be1", "Gf1-Gf2", "Be1-Bf1", "Gf2-Gf1"] * 2:
+        assert GAME.outcome(s) is None
+        s = GAME.play(s, GAME.to_move(s), mv)
+    out = GAME.outcome(s)
+    assert out is not None and out.reason == "draw by threefold repetition"
+    assert out.winners == () and out.losers == (RED,)
+
+
+def _with_quiet(state, quiet: int):
+    data = GAME.dump(state)
+    data["quiet"] = quiet
+    return GAME.load(data)
+
+
+def test_the_300th_quiet_turn_draws_before_the_next_turn_resolves() -> None:
+    """§5.6: after 300 turns without capture or defeat the game is drawn, even
+    when the 300th move leaves the next player mated: no defeat follows."""
+    s = GAME.play(_with_quiet(pos(MATE_BLUE), 299), RED, "Bi3-Bf3")
+    out = GAME.outcome(s)
+    assert out is not None and out.reason == "draw: 300 turns without a capture or a defeat"
+    assert out.losers == () and s.history == ((RED, "Bi3-Bf3+"),)
+    s = GAME.play(_with_quiet(pos(MATE_BLUE), 298), RED, "Bi3-Bf3")
+    assert GAME.outcome(s) is None and s.history[1] == (BLUE, "checkmated by Red")
+
+
+def test_a_capture_on_the_300th_turn_is_not_a_draw() -> None:
+    s = GAME.play(_with_quiet(base("rR@Bf3"), 299), RED, "Bf3xBf4")
+    assert GAME.outcome(s) is None and s.quiet == 0
+
+
 # -- resignation (D15) ---------------------------------------------------------------------
 def test_resign_removes_army_and_play_goes_on() -> None:
     s = GAME.resign(start(), RED)
@@ -412,3 +462,22 @@ def test_both_check_and_a_pass_counts_as_the_most_recent_turn() -> None:
         (RED, "checkmated by Green"),
     )
     assert s.status[RED] == GREEN and "gF@Rf1" in pieces(s)
+
+
+@pytest.mark.parametrize(
+    ("move", "quoted"),
+    [
+        ("R" + "a" * 300, "'Raaaaaaaaaaaaaaaaaaaa...' is not a move"),
+        ("Rf" + "9" * 300 + "-Rf2", "Rf9999999999999999999... is not a point"),
+        ("resign me " * 40, "'resign me resign me r...' is not a move"),
+    ],
+)
+def test_a_long_input_is_quoted_cut(move: str, quoted: str) -> None:
+    """Issue 18: the reason quotes at most 24 characters of what was written."""
+    text = assert_refused(GAME, start(), RED, move, quoted)
+    assert len(text) < 200  # the reason for a 300-character input was over 400
+
+
+def test_a_long_position_token_is_quoted_cut() -> None:
+    with pytest.raises(Exception, match=r"^Rf1xxxxxxxxxxxxxxxxxx\.\.\. is not a point"):
+        GAME.parse_options(["-position=rK@Rf1" + "x" * 300])

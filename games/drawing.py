@@ -1,0 +1,187 @@
+"""The drawing model every game's picture is made of: shapes, text, colours.
+
+A game turns a state into a :class:`Drawing` (pure data, no I/O); the server
+has one renderer to SVG (web pages) and one to PNG (mail).  Keeping the model
+this small -- rectangles, circles, polygons, lines, text -- is what lets one
+pair of renderers serve five very different boards, and lets tests read a
+drawing back: a shape may name the square it stands for (``at``) and what it
+shows (``role``, e.g. "piece", "last"), which the SVG carries as
+``data-at``/``class`` attributes.
+
+Coordinates are pixels of the PNG at scale 1, y growing downward.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Rect:
+    x: float
+    y: float
+    w: float
+    h: float
+    fill: str | None = None
+    stroke: str | None = None
+    width: float = 1.0
+    role: str = ""
+    at: str = ""
+
+
+@dataclass(frozen=True)
+class Circle:
+    cx: float
+    cy: float
+    r: float
+    fill: str | None = None
+    stroke: str | None = None
+    width: float = 1.0
+    role: str = ""
+    at: str = ""
+
+
+@dataclass(frozen=True)
+class Polygon:
+    points: tuple[Point, ...]
+    fill: str | None = None
+    stroke: str | None = None
+    width: float = 1.0
+    role: str = ""
+    at: str = ""
+
+
+@dataclass(frozen=True)
+class Line:
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    stroke: str = "#000000"
+    width: float = 1.0
+    role: str = ""
+    at: str = ""
+
+
+@dataclass(frozen=True)
+class Text:
+    """Text centred vertically on ``y``; ``anchor`` is start, middle or end (SVG's words)."""
+
+    x: float
+    y: float
+    text: str
+    size: float = 12.0
+    fill: str = "#000000"
+    anchor: str = "middle"
+    role: str = ""
+    at: str = ""
+
+
+Shape = Rect | Circle | Polygon | Line | Text
+
+
+@dataclass
+class Drawing:
+    """A picture: its size, background, shapes in painting order, and a title.
+
+    ``title`` is the one-line description used as the image's alt text.
+    """
+
+    width: int
+    height: int
+    title: str = ""
+    background: str = "#ffffff"
+    shapes: list[Shape] = field(default_factory=list)
+
+    def add(self, *shapes: Shape) -> None:
+        self.shapes.extend(shapes)
+
+    def extend(self, shapes: Iterable[Shape]) -> None:
+        self.shapes.extend(shapes)
+
+    def find(self, role: str = "", at: str = "") -> list[Shape]:
+        """The shapes with that role and/or square (for tests and tools)."""
+        return [s for s in self.shapes if (not role or s.role == role) and (not at or s.at == at)]
+
+
+# -- small helpers the games share ---------------------------------------------
+
+#: Fill colours of the usual "light" and "dark" piece sides.
+LIGHT_PIECE = "#fbf7ea"
+DARK_PIECE = "#2b2b2b"
+#: The last-move highlight: a ring or frame in this colour on from/to squares.
+HIGHLIGHT = "#f2b600"
+
+
+def regular_polygon(cx: float, cy: float, r: float, n: int, rotation: float = -90.0) -> tuple[Point, ...]:
+    """The corners of a regular ``n``-gon around (cx, cy); the first corner points up."""
+    return tuple(
+        (cx + r * math.cos(math.radians(rotation + 360 * i / n)), cy + r * math.sin(math.radians(rotation + 360 * i / n)))
+        for i in range(n)
+    )
+
+
+def star(cx: float, cy: float, r: float, points: int = 5, inner: float = 0.45) -> tuple[Point, ...]:
+    """A star polygon with ``points`` tips."""
+    out = []
+    for i in range(points * 2):
+        rad = r if i % 2 == 0 else r * inner
+        a = math.radians(-90 + 180 * i / points)
+        out.append((cx + rad * math.cos(a), cy + rad * math.sin(a)))
+    return tuple(out)
+
+
+def token(
+    cx: float, cy: float, r: float, letter: str, dark: bool, at: str = "", fill: str | None = None
+) -> list[Shape]:
+    """A round piece with its letter: light or dark side, or a colour of its own."""
+    body = fill or (DARK_PIECE if dark else LIGHT_PIECE)
+    ink = "#ffffff" if (fill or dark) else "#111111"
+    return [
+        Circle(cx, cy, r, fill=body, stroke="#111111", width=1.5, role="piece", at=at),
+        Text(cx, cy + 0.5, letter, size=r * 1.15, fill=ink, role="piece-letter", at=at),
+    ]
+
+
+def status_line(drawing: Drawing, text: str, y: float, size: float = 14.0, colour: str = "#111111") -> None:
+    """A line of text across the picture (whose move, the result)."""
+    drawing.add(Text(drawing.width / 2, y, text, size=size, fill=colour, role="status"))
+
+
+def caption(game: object, state: object, players: list[str] | None) -> str:
+    """Whose move it is, or the result, in the seat names the game uses.
+
+    ``game`` is the plugin (duck-typed: this module sits below the contract).
+    """
+    names = game.seat_names(state)  # type: ignore[attr-defined]
+
+    def who(seat: int) -> str:
+        side = names[seat] if seat < len(names) else f"Player {seat + 1}"
+        return f"{side} ({players[seat]})" if players and seat < len(players) else side
+
+    out = game.outcome(state)  # type: ignore[attr-defined]
+    if out is not None:
+        if not out.winners:
+            return f"Game over: a draw ({out.reason})"
+        return f"Game over: {' and '.join(who(s) for s in out.winners)} won"
+    seat = game.to_move(state)  # type: ignore[attr-defined]
+    return "Game over" if seat is None else f"{who(seat)} to move"
+
+
+def grid_labels(
+    drawing: Drawing, x0: float, y0: float, cell: float, files: str, ranks: int, size: float = 13.0
+) -> None:
+    """File letters under and over a square grid, rank numbers left and right (rank 1 at the bottom)."""
+    n = len(files)
+    for i, letter in enumerate(files):
+        x = x0 + (i + 0.5) * cell
+        drawing.add(Text(x, y0 + ranks * cell + size * 0.9, letter, size=size, fill="#333333", role="label"),
+                    Text(x, y0 - size * 0.8, letter, size=size, fill="#333333", role="label"))
+    for r in range(ranks):
+        y = y0 + (ranks - r - 0.5) * cell
+        drawing.add(Text(x0 - size * 0.8, y, str(r + 1), size=size, fill="#333333", role="label"),
+                    Text(x0 + n * cell + size * 0.8, y, str(r + 1), size=size, fill="#333333", role="label"))

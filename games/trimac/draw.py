@@ -1,0 +1,111 @@
+"""TriMac 3 Friends' picture: the 207-point lattice in the plane (spec 2.9).
+
+Red's lattice at the bottom, Blue upper left, Green upper right, each a
+hexagon of triangles with its 12-point fortress shaded in the army's tint;
+a pale-blue three-armed river runs between them, crossed by the joins
+(spec 2.4) as thin lines.  Pieces are discs in the army colour with their
+letter (K A E H R C P F).  File letters stand behind each army's back edge
+and rank numbers beside its f-file, as the notation names the points
+(``Rf1``, ``Bi6``).  The last move's two points carry gold rings.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from games.drawing import HIGHLIGHT, Circle, Drawing, Line, Polygon, Text, caption
+from games.trimac import geometry as geo
+from games.trimac.moves import KINDS, owner_of
+from games.trimac.state import State
+
+UNIT = 34
+ARMY = ("#c0392b", "#2f5fb3", "#2e8b3e")
+TINT = ("#f6dcd8", "#d9e4f5", "#d8eedb")
+RIVER = "#cfe6f5"
+KITE = ((0, 0), (1, 1), (2, 4), (1, 5), (0, 6), (-1, 5), (-2, 4), (-1, 1))
+_POINT = re.compile(r"[RBG][a-k]\d", re.IGNORECASE)
+
+
+def plane(lattice: int, x: float, y: float) -> tuple[float, float]:
+    """Plane position (y up) of local (x, y) in ``lattice``: Red's, rotated for Blue and Green."""
+    px, py = math.sqrt(3) / 2 * x, y / 2 - 8.5
+    a = math.radians((0, -120, 120)[lattice])
+    return px * math.cos(a) - py * math.sin(a), px * math.sin(a) + py * math.cos(a)
+
+
+def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -> Drawing:
+    text = caption(game, state, players)
+    # the extent of everything drawn, labels included, in plane units
+    reach = [plane(lat, x, y) for lat in range(3) for x, y in ((0, -3.6), (-5, 3.8), (5, 3.8), (-6, 4), (6, 4))]
+    left, right = min(p[0] for p in reach), max(p[0] for p in reach)
+    low, high = min(p[1] for p in reach), max(p[1] for p in reach)
+    width, top = int((right - left) * UNIT) + 40, 40
+    cx, cy = 20 - left * UNIT, top + high * UNIT
+
+    def screen(lattice: int, x: float, y: float) -> tuple[float, float]:
+        px, py = plane(lattice, x, y)
+        return cx + px * UNIT, cy - py * UNIT
+
+    def at(p: int) -> tuple[float, float]:
+        return screen(geo.LATTICE_OF[p], *geo.XY[p])
+
+    d = Drawing(width=width, height=int(cy - low * UNIT + 60), title=f"TriMac 3 Friends board: {text}")
+    d.add(Text(width / 2, 18, text, size=16, role="status"))
+    # the river: one thick pale band per arm, from the centre out past the last join
+    arms: dict[tuple[int, int], list[tuple[float, float]]] = {}
+    for p, q in geo.joins():
+        key = tuple(sorted((geo.LATTICE_OF[p], geo.LATTICE_OF[q])))
+        (x1, y1), (x2, y2) = at(p), at(q)
+        arms.setdefault(key, []).append(((x1 + x2) / 2, (y1 + y2) / 2))  # type: ignore[arg-type]
+    for mids in arms.values():
+        far = max(mids, key=lambda m: (m[0] - cx) ** 2 + (m[1] - cy) ** 2)
+        k = 1 + 0.9 * UNIT / math.hypot(far[0] - cx, far[1] - cy)
+        d.add(Line(cx, cy, cx + (far[0] - cx) * k, cy + (far[1] - cy) * k, stroke=RIVER, width=UNIT * 0.8,
+                   role="river"))
+    for lat in range(3):
+        d.add(Polygon(tuple(screen(lat, x, y) for x, y in KITE), fill=TINT[lat], stroke=ARMY[lat], width=1,
+                      role="fortress", at=geo.LATTICES[lat]))
+    # lattice lines (N, NE, SE from every point; within a lattice) and the joins
+    for p in range(geo.NPOINTS):
+        for dirn in range(3):
+            for q, _ in geo.ORTHO_NEXT[p][dirn]:
+                same = geo.LATTICE_OF[q] == geo.LATTICE_OF[p]
+                d.add(Line(*at(p), *at(q), stroke="#9a9a9a" if same else "#7fb3d5", width=1 if same else 1.4,
+                           role="line" if same else "join"))
+    marked: set[int] = set()
+    if state.history:
+        for name in _POINT.findall(state.history[-1][1]):
+            p = geo.BY_NAME.get(name.lower())
+            if p is not None:
+                marked.add(p)
+    for p in range(geo.NPOINTS):
+        x, y = at(p)
+        c = state.board[p]
+        name = geo.NAMES[p]
+        if p in marked:
+            d.add(Circle(x, y, UNIT * 0.48, stroke=HIGHLIGHT, width=3.5, role="last", at=name))
+        if c:
+            d.add(Circle(x, y, UNIT * 0.38, fill=ARMY[owner_of(c)], stroke="#222222", width=1.2, role="piece", at=name),
+                  Text(x, y + 0.5, KINDS[c & 7], size=UNIT * 0.42, fill="#ffffff", role="piece-letter", at=name))
+        else:
+            d.add(Circle(x, y, 2.6, fill="#666666", role="point", at=name))
+    # coordinates: files behind each back edge, ranks beside each f-file
+    for lat in range(3):
+        for xi in range(-5, 6):
+            lx, ly = screen(lat, xi, abs(xi) - 1.25)
+            d.add(Text(lx, ly, geo.FILES[xi + 5], size=11, fill="#555555", role="label"))
+        for rank in range(1, 10):
+            lx, ly = screen(lat, 0.56, 2 * (rank - 1))
+            d.add(Text(lx, ly, str(rank), size=9, fill="#8a8a8a", role="label"))
+        bx, by = screen(lat, 0, -3.2)
+        d.add(Text(bx, by, geo.SEAT_NAMES[lat], size=13, fill=ARMY[lat], role="label"))
+    foot = d.height - 46
+    alive = ", ".join(geo.SEAT_NAMES[s] for s in state.alive) or "none"
+    last = state.history[-1] if state.history else None
+    d.add(Text(24, foot, f"Turn order: {alive}." + (f"  Last: {geo.SEAT_NAMES[last[0]]} {last[1]}" if last else ""),
+               size=13, anchor="start", role="legend"))
+    d.add(Text(24, foot + 22, "K General  A Guard  E Bishop  H Knight  R Rook  C Cannon  P Pawn  F Banner",
+               size=12, anchor="start", fill="#444444", role="legend"))
+    return d

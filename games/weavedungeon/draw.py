@@ -1,0 +1,146 @@
+"""Weave & Dungeon's picture: the 9x9 weave of ribbons over the dark Dungeon.
+
+Vertical strands (files a c e g i) are sand-coloured ribbons, horizontal
+strands (ranks 1 3 5 7 9) blue ones.  At a bridge the strand on top is drawn
+over the one passing under it, in a lighter tone with a rim; a slope is a
+plain stretch of its ribbon with a small arrow pointing up to its crest (its
+segment's bridge).  Cells are the stone squares between the ribbons.  The
+thrones e1/e9 carry a gold ring.  Pieces have the shapes they are named
+after, white or black, with their letter.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from games.drawing import (
+    DARK_PIECE,
+    HIGHLIGHT,
+    LIGHT_PIECE,
+    Circle,
+    Drawing,
+    Polygon,
+    Rect,
+    Text,
+    caption,
+    grid_labels,
+    regular_polygon,
+    star,
+)
+from games.weavedungeon import geometry as g
+from games.weavedungeon.moves import (
+    CIRCLE,
+    DIAMOND,
+    LETTERS,
+    PENTAGON,
+    POOL_TYPES,
+    SQUARE,
+    STAR,
+    THRONE,
+    TRIANGLE,
+    WHITE,
+    Position,
+)
+
+CELL = 52
+X0, Y0 = 30, 62
+FLOOR = "#3b342e"
+STONE = "#544a41"
+RIBBON = {"V": ("#d9b36c", "#f3d99a", "#9c7a3c"), "H": ("#7fa8c9", "#b5d4ea", "#4d7394")}  # plain, crest, rim
+_SQUARE = re.compile(r"[a-i][1-9]")
+
+
+def last_squares(last: str | None) -> list[str]:
+    return list(dict.fromkeys(_SQUARE.findall((last or "").lower())))
+
+
+def _ribbon(x: float, y: float, vertical: bool, tone: str, rim: str | None, at: str, role: str) -> Polygon:
+    """A ribbon across the whole square, 70% as wide as it."""
+    m = CELL * 0.15
+    if vertical:
+        pts = ((x + m, y), (x + CELL - m, y), (x + CELL - m, y + CELL), (x + m, y + CELL))
+    else:
+        pts = ((x, y + m), (x + CELL, y + m), (x + CELL, y + CELL - m), (x, y + CELL - m))
+    return Polygon(pts, fill=tone, stroke=rim, width=1.5, role=role, at=at)
+
+
+def _piece(kind: int, white: bool, cx: float, cy: float, at: str) -> list[Any]:
+    r = CELL * 0.36
+    fill, ink = (LIGHT_PIECE, "#111111") if white else (DARK_PIECE, "#ffffff")
+    common = {"fill": fill, "stroke": "#111111" if white else "#dddddd", "width": 1.5, "role": "piece", "at": at}
+    shape: Any
+    if kind == STAR:
+        shape = Polygon(star(cx, cy, r * 1.12), **common)
+    elif kind == CIRCLE:
+        shape = Circle(cx, cy, r * 0.9, **common)
+    elif kind == TRIANGLE:
+        shape = Polygon(regular_polygon(cx, cy + r * 0.2, r * 1.05, 3), **common)
+    elif kind == SQUARE:
+        shape = Polygon(regular_polygon(cx, cy, r * 1.05, 4, rotation=-45), **common)
+    elif kind == PENTAGON:
+        shape = Polygon(regular_polygon(cx, cy, r, 5), **common)
+    else:  # DIAMOND
+        shape = Polygon(((cx, cy - r * 1.05), (cx + r * 0.7, cy), (cx, cy + r * 1.05), (cx - r * 0.7, cy)), **common)
+    letter = LETTERS[kind]
+    size = CELL * (0.22 if kind in (STAR, TRIANGLE, DIAMOND) else 0.3)
+    dy = r * 0.25 if kind == TRIANGLE else 0.5
+    return [shape, Text(cx, cy + dy, letter, size=size, fill=ink, role="piece-letter", at=at)]
+
+
+def _uphill(x: float, y: float, sq: int) -> Polygon:
+    """A small arrow on a slope pointing toward its crest."""
+    crest = g.segment_bridge(sq)
+    df, dr = g.file_of(crest) - g.file_of(sq), g.rank_of(crest) - g.rank_of(sq)
+    cx, cy = x + CELL / 2 + df * CELL * 0.3, y + CELL / 2 - dr * CELL * 0.3
+    a, b = CELL * 0.1, CELL * 0.09
+    if df:
+        pts = ((cx + df * a, cy), (cx - df * a, cy - b), (cx - df * a, cy + b))
+    else:
+        pts = ((cx, cy - dr * a), (cx - b, cy + dr * a), (cx + b, cy + dr * a))
+    return Polygon(pts, fill="#6b5a40", role="uphill", at=g.name(sq))
+
+
+def draw(game: Any, pos: Position, seat: int | None, players: list[str] | None) -> Drawing:
+    side = CELL * g.SIZE
+    text = caption(game, pos, players)
+    if game.outcome(pos) is None and pos.in_check():
+        text += " (in check)"
+    d = Drawing(width=X0 * 2 + side, height=Y0 + side + 80, title=f"Weave & Dungeon board: {text}")
+    d.add(Text(d.width / 2, 18, text, size=16, role="status"))
+    d.add(Rect(X0, Y0, side, side, fill=FLOOR))
+    marked = set(last_squares(pos.last_move))
+    for sq in g.SQUARES:
+        f, r = g.file_of(sq), g.rank_of(sq)
+        x, y = X0 + f * CELL, Y0 + (g.SIZE - 1 - r) * CELL
+        name = g.name(sq)
+        ch = g.BOARD_MAP[g.SIZE - 1 - r][f]
+        if ch == "#":
+            d.add(Rect(x + 3, y + 3, CELL - 6, CELL - 6, fill=STONE, stroke="#2a241f", width=2, role="cell", at=name))
+        elif ch in "|-":
+            tone = RIBBON["V" if ch == "|" else "H"]
+            d.add(_ribbon(x, y, ch == "|", tone[0], None, name, "slope"), _uphill(x, y, sq))
+        else:  # a bridge: the strand underneath first, then the crest on top
+            top_v = ch == "V"
+            under = RIBBON["H" if top_v else "V"]
+            over = RIBBON[ch]
+            d.add(_ribbon(x, y, not top_v, under[2], None, name, "underpass"),
+                  _ribbon(x, y, top_v, over[1], over[2], name, "bridge"))
+        if sq in THRONE:
+            d.add(Circle(x + CELL / 2, y + CELL / 2, CELL * 0.46, stroke="#e0a800", width=3, role="throne", at=name))
+        if name in marked:
+            d.add(Rect(x + 2, y + 2, CELL - 4, CELL - 4, stroke=HIGHLIGHT, width=4, role="last", at=name))
+        pc = pos.board[sq]
+        if pc:
+            d.extend(_piece(pc & 7, pc >> 3 == WHITE, x + CELL / 2, y + CELL / 2, name))
+    grid_labels(d, X0, Y0, CELL, g.FILES, g.SIZE)
+    pools = []
+    for colour, label in ((0, "White"), (1, "Black")):
+        letters = " ".join(LETTERS[t] for t, n in zip(POOL_TYPES, pos.pools[colour], strict=True) for _ in range(n))
+        pools.append(f"{label} {letters or 'none'}")
+    foot = Y0 + side + 34
+    last = f"Last move: {pos.last_move}" if pos.last_move else "No move yet"
+    d.add(Text(X0, foot, f"{last}    Rescuable: {'; '.join(pools)}", size=13, anchor="start", role="pools"))
+    d.add(Text(X0, foot + 22, "Star K  Circle C  Triangle T  Square S  Pentagon P  Diamond D;"
+               "  arrows point up a slope", size=12, anchor="start", fill="#444444", role="legend"))
+    return d
