@@ -33,8 +33,9 @@ MANGLED = [
 ]
 
 
-def test_mangled_lines_never_show_the_password(players: Running, caplog: pytest.LogCaptureFixture) -> None:
+def test_mangled_lines_never_show_the_password(sqlite_players: Running, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
+    players = sqlite_players
     players.mail("carol@example.org", "signup carol 314159")
     players.mail("alice@example.org", "warpandweft challenge alice bob -size=2")
     replies = []
@@ -54,7 +55,8 @@ def test_mangled_lines_never_show_the_password(players: Running, caplog: pytest.
         assert secret not in logged
 
 
-def test_reasons_keep_what_is_not_secret(players: Running) -> None:
+def test_reasons_keep_what_is_not_secret(sqlite_players: Running) -> None:
+    players = sqlite_players
     players.mail("alice@example.org", "warpandweft challenge alice bob -size=2")
     [reply] = players.mail("alice@example.org", "warpandweft move 101 alice apple1 Z9")
     assert "warpandweft move 101 alice ******** Z9" in reply.text and "Z9" in reply.text.split("carried out")[1]
