@@ -25,6 +25,7 @@ from server.pictures import Picture
 from server.pictures import make as make_picture
 from server.ratings import rate_board
 from server.replies import Mail, board_root
+from server.resources import wrap
 
 if TYPE_CHECKING:
     from server.commands.base import Context
@@ -222,7 +223,7 @@ def board_text(
     comment: str = "",
 ) -> str:
     """The body of a board mail, in commands.md's order."""
-    parts = [headline.strip(), status_line(board, game, state), move_list(board, moves, whole)]
+    parts = [wrap(headline.strip()), wrap(status_line(board, game, state)), move_list(board, moves, whole)]
     parts.append(render(board, game, state, viewer))
     players = ", ".join(player_label(board, game, state, i) for i in range(len(board.seats)))
     parts.append(f"Players: {players}")
@@ -233,7 +234,7 @@ def board_text(
     if link:
         parts.append(f"On the web: {link}")
     if comment.strip() and comment_by:
-        parts.append(f"{comment_by} writes:\n" + "\n".join(("  " + line).rstrip() for line in comment.splitlines()))
+        parts.append(f"{comment_by} writes:\n" + wrap(comment, indent="  "))
     return "\n\n".join(p for p in parts if p) + "\n"
 
 

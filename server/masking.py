@@ -20,6 +20,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 import games
+from server.accounts import USERID
 from server.commands import describe
 from server.commands.registry import GAME_VERBS, GENERAL
 from server.model import Address, User
@@ -88,7 +89,7 @@ def _named_users(session: Session, words: list[str], sender: str) -> list[User]:
     """The sender's own account(s) first, then the users the line names (at most 3 in all)."""
     found: list[User] = list(session.scalars(
         select(User).join(Address).where(func.lower(Address.address) == sender.lower()).limit(2)))
-    names = [w.lower() for w in words if 0 < len(w) <= 32]
+    names = [w.lower() for w in words if USERID.match(w.lower())]  # (and never a NUL byte for PostgreSQL)
     if names:
         found += session.scalars(select(User).where(User.userid.in_(names)).limit(3)).all()
     unique = {u.id: u for u in found}

@@ -272,7 +272,7 @@ class Worker:
         lines = [f"Results of your {len(results)} commands ({ok} done, {len(results) - ok} refused):", ""]
         for r in results:
             lines.append(f"> {r['command']}")
-            lines.append(r["text"].rstrip() if r["ok"] else "Refused: " + r["text"])
+            lines.append(r["text"].rstrip() if r["ok"] else wrap("Refused: " + r["text"]))
             lines.append("")
         if parsed.truncated:
             lines.append(f"Unprocessed: only the first {self.settings.max_commands} commands of a mail are read.")

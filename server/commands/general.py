@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from sqlalchemy import select
 
 import games
@@ -9,7 +11,13 @@ from server import accounts, boards
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GAME_VERBS, GENERAL, general
 from server.model import Board, Seat
-from server.resources import render_template
+from server.resources import WIDTH, render_template, wrap
+
+
+def usage_lines(usage: str) -> str:
+    """A command's syntax, continued on indented lines where it is long."""
+    return "\n".join(textwrap.wrap(usage.strip(), width=WIDTH, initial_indent="  ", subsequent_indent="        ",
+                                   break_long_words=False, break_on_hyphens=False))
 
 
 def commands_help() -> str:
@@ -21,8 +29,8 @@ def commands_help() -> str:
         if id(cmd) in seen:
             continue
         seen.add(id(cmd))
-        lines.append(f"  {cmd.name} {cmd.argument_description}".rstrip())
-        lines.append(f"      {cmd.description}")
+        lines.append(usage_lines(f"{cmd.name} {cmd.argument_description}"))
+        lines.append(wrap(cmd.description, indent="      "))
     lines += ["", "Game commands (GAME is a game's name, e.g. warpandweft):", ""]
     seen.clear()
     for word in sorted(GAME_VERBS):
@@ -31,8 +39,8 @@ def commands_help() -> str:
             continue
         seen.add(id(cmd))
         names = "|".join((cmd.name, *cmd.aliases))
-        lines.append(f"  GAME {names} {cmd.argument_description}".rstrip())
-        lines.append(f"      {cmd.description}")
+        lines.append(usage_lines(f"GAME {names} {cmd.argument_description}"))
+        lines.append(wrap(cmd.description, indent="      "))
     return "\n".join(lines)
 
 

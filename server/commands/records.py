@@ -12,6 +12,7 @@ from server import accounts, boards, ratings
 from server.commands.base import CommandError, Context, Result
 from server.commands.registry import GameCommand, game_verb
 from server.model import Board, Rating, Seat
+from server.resources import wrap
 
 HISTORY_ROWS = 100
 
@@ -78,6 +79,6 @@ class Standings(GameCommand):
             mark = " P" if ratings.is_provisional(r.games) else ""
             lines.append(f"  {rank:>3}  {r.user.userid:<20} {r.rating:>6.0f}  {r.games:>5}  "
                          f"{r.wins:>4} {r.losses:>4} {r.draws:>4}{mark}")
-        lines += ["", f"P: provisional (fewer than {ratings.PROVISIONAL_GAMES} rated games): the average of the "
-                  "player's performances (opponent's rating +400 for a win, -400 for a loss)."]
+        lines += ["", wrap(f"P: provisional (fewer than {ratings.PROVISIONAL_GAMES} rated games): the average of "
+                       "the player's performances (opponent's rating +400 for a win, -400 for a loss).")]
         return Result("\n".join(lines), subject=f"{game.title} standings")
