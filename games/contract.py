@@ -101,6 +101,9 @@ class Game:
     players: ClassVar[int] = 2
     #: True when the game defines a position string (and so ``-position=``).
     has_position: ClassVar[bool] = False
+    #: The names of the ``-name[=value]`` challenge options, so the server can
+    #: take any unambiguous prefix (``-siz=3``) as players did in pbmserv.
+    option_names: ClassVar[tuple[str, ...]] = ()
 
     # -- description -----------------------------------------------------
     def help(self) -> str:

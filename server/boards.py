@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session, object_session
 
 import games
 from games import Game, Outcome
+from server import board_notes
 from server.accounts import addresses_of
 from server.config import Settings
 from server.errors import CommandError
@@ -26,6 +27,7 @@ from server.pictures import make as make_picture
 from server.ratings import rate_board
 from server.replies import Mail, board_root
 from server.resources import wrap
+from server.watchers import board_watchers
 
 if TYPE_CHECKING:
     from server.commands.base import Context
@@ -89,6 +91,7 @@ def create_board(
     options: dict[str, Any],
     nagtime: float,
     forfeittime: float,
+    rated: bool = True,
 ) -> tuple[Board, Any]:
     state = game.start(options, len(users))
     board = Board(
@@ -102,6 +105,7 @@ def create_board(
         pending={},
         nagtime=nagtime,
         forfeittime=forfeittime,
+        rated=rated,
     )
     board.seats = [Seat(seat=i, user_id=u.id) for i, u in enumerate(users)]
     session.add(board)
@@ -221,15 +225,24 @@ def board_text(
     whole: bool,
     comment_by: str | None = None,
     comment: str = "",
+    note: str = "",
 ) -> str:
-    """The body of a board mail, in commands.md's order."""
-    parts = [wrap(headline.strip()), wrap(status_line(board, game, state)), move_list(board, moves, whole)]
+    """The body of a board mail, in commands.md's order.
+
+    ``note`` is for this viewer alone (e.g. that their queued move was not
+    legal); the small print below the board is server.board_notes'.
+    """
+    parts = [wrap(headline.strip()), wrap(note.strip()), wrap(status_line(board, game, state)),
+             move_list(board, moves, whole)]
     parts.append(render(board, game, state, viewer))
     players = ", ".join(player_label(board, game, state, i) for i in range(len(board.seats)))
     parts.append(f"Players: {players}")
     away = [u.userid for u in seat_users(board) if u.vacation]
     if away and board.status == "active":
         parts.append(f"On vacation (no reminders, no forfeits): {', '.join(away)}")
+    parts.append(board_notes.follower_lines(board))
+    parts.append(board_notes.timing_block(settings, board, moves, user_to_move(board), whole))
+    parts.append(board_notes.rating_lines(board, seat_users(board)))
     link = web_link(settings, board)
     if link:
         parts.append(f"On the web: {link}")
@@ -289,19 +302,25 @@ def show_text_at(board: Board, game: Game, state: Any, moves: list[Move], headli
     return "\n\n".join(parts) + "\n"
 
 
-def board_subject(board: Board, game: Game, new: bool = False) -> str:
+def board_subject(board: Board, game: Game, new: bool = False, comment: str = "") -> str:
+    """``[New ]TITLE Board N USER`` or ``... Finished``; `` **`` marks a mail that carries a comment (as pbmserv)."""
+    mark = " **" if comment.strip() else ""
     if board.status != "active":
-        return f"{game.title} Board {board.number} Finished"
+        return f"{game.title} Board {board.number} Finished{mark}"
     user = user_to_move(board)
     prefix = "New " if new else ""
-    return f"{prefix}{game.title} Board {board.number} {user.userid if user else ''}".rstrip()
+    return f"{prefix}{game.title} Board {board.number} {user.userid if user else ''}".rstrip() + mark
 
 
-def watchers(session: Session, board: Board) -> list[User]:
-    """Users who follow the board without playing (see server.watchers)."""
-    from server.watchers import board_watchers
+def own_note(board: Board, seat: int | None, private: dict[int, str]) -> str:
+    """What only the player in ``seat`` reads: ``private[seat]`` and their queued move.
 
-    return board_watchers(session, board)
+    Only mail addressed to that player may carry it (not ``all show``, which
+    anyone may ask for).
+    """
+    if seat is None:
+        return ""
+    return "\n".join(p for p in (private.get(seat, ""), board_notes.queued_line(board, seat)) if p)
 
 
 def announce(
@@ -313,28 +332,32 @@ def announce(
     new: bool = False,
     comment_by: str | None = None,
     comment: str = "",
+    private: dict[int, str] | None = None,
 ) -> list[Mail]:
-    """One board mail per player (drawn from their seat) and per watcher."""
+    """One board mail per player (drawn from their seat) and per watcher.
+
+    ``private`` holds a note per seat that only that seat's player is shown.
+    """
     moves = moves_of(ctx.session, board)
     whole = new or board.status != "active"
-    subject = board_subject(board, game, new)
+    subject = board_subject(board, game, new, comment if comment_by else "")
     root = board_root(ctx.settings, game.name, board.number)
     mails: list[Mail] = []
     recipients: list[tuple[User, int | None]] = [(u, i) for i, u in enumerate(seat_users(board))]
-    recipients += [(u, None) for u in watchers(ctx.session, board)]
+    recipients += [(u, None) for u in board_watchers(ctx.session, board)]
     if board.status != "active":
         # "notify" subscribers hear only of the end, and once: nothing is
         # announced on a board after it has ended.
-        from server.watchers import board_watchers
-
         seen = {u.id for u, _ in recipients}
         recipients += [(u, None) for u in board_watchers(ctx.session, board, "notify") if u.id not in seen]
+    notes = private or {}
     wanted = any(u.pictures and u.active and u.addresses for u, _ in recipients)
     pictures = picture(ctx.settings, board, game, state) if wanted else []
     for user, seat in recipients:
         if not user.active or not user.addresses:
             continue
-        body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment)
+        note = own_note(board, seat, notes)
+        body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment, note)
         mails.append(Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid],
                           pictures=pictures if user.pictures else []))
     return mails

@@ -107,6 +107,11 @@ class Board(Base):
     #: Reminder periods already sent for the current turn.
     reminders_sent: Mapped[int] = mapped_column(Integer, default=0)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: False for the admin's ``pbmserv challenge --unrated`` (a tournament or a test board).
+    rated: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
+    #: Since when a draw or take-back offer has waited for votes (None: no offer):
+    #: ``pbmserv remind`` reminds those who owe a vote and settles it at the forfeit time.
+    vote_since: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="board", cascade="all, delete-orphan", order_by="Seat.seat", lazy="selectin"
@@ -244,6 +249,53 @@ class Reminder(Base):
     period: Mapped[int] = mapped_column(Integer)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     sent_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class GamePolicy(Base):
+    """A player's challenge policy in one game; it overrides the account's (``User``) there."""
+
+    __tablename__ = "game_policies"
+    __table_args__ = (UniqueConstraint("user_id", "game", name="uq_game_policies_user_game"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    game: Mapped[str] = mapped_column(String(40))
+    #: "accept", "reject", or None (the account's policy holds).
+    policy: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    #: Most active boards of this game, or None (no limit of its own).
+    board_limit: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class Seek(Base):
+    """An open wish to play: two compatible seeks of a game start a board."""
+
+    __tablename__ = "seeks"
+    __table_args__ = (UniqueConstraint("game", "user_id", name="uq_seeks_game_user"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(40))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    #: The option tokens as wished (names written out), e.g. ["-size=3"].
+    tokens: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    user: Mapped[User] = relationship(lazy="selectin")
+
+
+class GameFollow(Base):
+    """A user who follows a whole game: every new board ("watch") or every end ("notify")."""
+
+    __tablename__ = "game_follows"
+    __table_args__ = (UniqueConstraint("game", "user_id", "kind", name="uq_game_follows_game_user_kind"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(40))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(10))
+    #: "watch" follows boards started from this moment on.
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+    user: Mapped[User] = relationship(lazy="selectin")
 
 
 class ServerSecret(Base):

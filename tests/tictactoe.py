@@ -21,6 +21,7 @@ SQUARES = [f"{f}{r}" for r in "123" for f in "abc"]
 class TicTacToe(Game):
     name = "tictactoe"
     aliases = ("ttt",)
+    option_names = ("compact", "swap")
     title = "Tic-Tac-Toe"
     players = 2
     has_position = False

@@ -188,6 +188,8 @@ def mutate_module(module: str, tests: list[str], args: argparse.Namespace,
             verdicts.append(verdict)
             if args.verbose:
                 print(f"  #{mutant.index}: {verdict.outcome}", flush=True)
+                if verdict.outcome == "survived":
+                    print(mutant.diff, flush=True)
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         list(pool.map(one, sample))
@@ -220,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the configured modules and exit")
     parser.add_argument("--show-equivalent", action="store_true",
                         help="also print the diffs of survivors listed as equivalent")
-    parser.add_argument("-v", "--verbose", action="store_true", help="one line per mutant")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="one line per mutant as it is judged (survivors with their diff)")
     args = parser.parse_args(argv)
     if args.list:
         for module, tests in config.items():

@@ -103,6 +103,7 @@ class Interweave(Game):
 
     name = "interweave"
     aliases = ()
+    option_names = ("compact", "position", "fifty")
     title = "Interweave"
     players = 2
     has_position = True

@@ -69,13 +69,14 @@ OPTIONS  -compact            denser board
   boards pieces side castling ep halfmove fullmove, e.g. the start:
   WQ:QL1,WK:KL1,BQ:QL6,BK:KL6 Rz0QL1,Qa0QL1,... w KQkq - 0 1
   (pieces KQRBNP White, kqrbnp Black; a trailing * marks a moved pawn;
-  underscores may stand for the spaces)
+  ST stands for the start boards; underscores may stand for the spaces)
 """
 
 
 class TriDChess(Game):
     name = "tridchess"
     aliases = ("3dchess", "startrek")
+    option_names = ("compact", "position")
     title = "Tri-Dimensional Chess"
     players = 2
     has_position = True

@@ -40,6 +40,7 @@ from games.tridchess.rules import (
     HOME_ROOK_K,
     HOME_ROOK_Q,
     KING,
+    KNIGHT,
     NORMAL,
     PAWN,
     PIECE_LETTERS,
@@ -270,7 +271,38 @@ def _why_not(st: State, a: int, b: int, label: str) -> str:
             if b in ray:
                 blocker = next(c for c in ray if c in st.board)
                 return f"{label}: the {name}'s way is blocked on {SQ_NAME[blocker]}"
-    return f"{label}: a {name} cannot go from {SQ_NAME[a]} to {SQ_NAME[b]}"
+    return f"{label}: {_off_pattern(kind, a, b)}"
+
+
+_LINE = (
+    "a line keeps its level or changes one level at every step (levels are counted "
+    "per column) and stops at a missing square"
+)
+
+
+def _off_pattern(kind: int, a: int, b: int) -> str:
+    """Why ``b`` is not among the piece's destinations, in the game's terms."""
+    x, y, _h = XYZ[a]
+    bx, by, _bh = XYZ[b]
+    diagonal, straight = bx != x and by != y, bx == x or by == y
+    there = f"{SQ_NAME[b]} is not"
+    if kind == ROOK and diagonal:
+        return "a rook never moves diagonally; it goes along a file or a rank, up or down"
+    if kind == BISHOP and straight:
+        return "a bishop moves only diagonally (a diagonal step may also change one level)"
+    if kind in (ROOK, BISHOP, QUEEN):
+        if diagonal and abs(bx - x) != abs(by - y):
+            return f"{there} on a line from {SQ_NAME[a]}: a diagonal changes file and rank alike"
+        return f"{there} on any of the {PIECE_NAMES[kind]}'s lines from {SQ_NAME[a]}: {_LINE}"
+    if kind == KNIGHT:
+        return (
+            f"{there} a knight's leap from {SQ_NAME[a]}: it leaps two squares along one of "
+            "file, rank or level and one along another (levels are counted per column)"
+        )
+    return (
+        f"{there} next to {SQ_NAME[a]}: a king moves one square in any direction, one level "
+        "up or down counting as a step"
+    )
 
 
 # -- short forms ----------------------------------------------------------------------

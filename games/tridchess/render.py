@@ -57,7 +57,13 @@ def render(st: State, title: str, status: str, last: str, check: str, compact: b
     out.extend(grid_lines(st, compact))
     if compact:
         out.append(f"Boards: {boards}")
-        out.append(f"Last: {last}   Check: {check}   {status}")
+        footer = f"Last: {last}   Check: {check}"
+        # one line while it fits a mail's 78 columns; a long status (the
+        # game-over reasons) gets a line of its own
+        if len(f"{footer}   {status}") <= 78:
+            out.append(f"{footer}   {status}")
+        else:
+            out.extend([footer, status])
         return "\n".join(line.rstrip() for line in out) + "\n"
     else:
         # the two footer lines exactly as in the spec's example (§8)

@@ -105,6 +105,7 @@ upper right, Red at the bottom):
 class TriMac(Game):
     name = "trimac"
     aliases = ("trimac3friends",)
+    option_names = ("compact", "position", "game")
     title = "TriMac 3 Friends"
     players = 3
     has_position = True

@@ -35,6 +35,7 @@ class WarpAndWeft(Game):
 
     name = "warpandweft"
     aliases = ("warpweft",)
+    option_names = ("size", "compact", "thread", "threads", "patch", "patches")
     title = "Warp and Weft"
     players = 2
     has_position = False

@@ -106,6 +106,7 @@ class WeaveDungeon(Game):
 
     name = "weavedungeon"
     aliases = ("weave", "weaveanddungeon")
+    option_names = ("compact", "position")
     title = "Weave & Dungeon"
     players = 2
     has_position = True

@@ -64,6 +64,9 @@ class Command:
 
     name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
+    #: The shortest prefix of ``name`` accepted for it (pbmserv's minimum:
+    #: ``chall``, ``prev``, ``sub``); see server.commands.resolve.
+    abbrev: ClassVar[int] = 3
     argument_description: ClassVar[str] = ""
     description: ClassVar[str] = ""
     #: Positions (0-based, in the arguments after the command words) that hold passwords.

@@ -10,37 +10,37 @@ import games
 from server import accounts, boards
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GAME_VERBS, GENERAL, general
+from server.commands.resolve import spelled, unique
 from server.model import Board, Seat
-from server.resources import WIDTH, render_template, wrap
+from server.resources import render_template
+
+#: Widest line of ``help commands`` (every reply line fits in 78 columns).
+HELP_WIDTH = 78
 
 
-def usage_lines(usage: str) -> str:
-    """A command's syntax, continued on indented lines where it is long."""
-    return "\n".join(textwrap.wrap(usage.strip(), width=WIDTH, initial_indent="  ", subsequent_indent="        ",
-                                   break_long_words=False, break_on_hyphens=False))
+def command_entry(head: str, cmd: Command) -> list[str]:
+    """One command's usage (wrapped under itself) and description (indented)."""
+    usage = textwrap.wrap(f"{head} {cmd.argument_description}".rstrip(), HELP_WIDTH - 2,
+                          subsequent_indent="      ", break_on_hyphens=False)
+    text = textwrap.wrap(cmd.description, HELP_WIDTH - 6, break_on_hyphens=False)
+    return ["  " + line for line in usage] + ["      " + line for line in text]
 
 
 def commands_help() -> str:
-    """``help commands``: built from the command classes themselves."""
-    lines = ["General commands:", ""]
-    seen: set[int] = set()
-    for word in sorted(GENERAL):
-        cmd = GENERAL[word]
-        if id(cmd) in seen:
-            continue
-        seen.add(id(cmd))
-        lines.append(usage_lines(f"{cmd.name} {cmd.argument_description}"))
-        lines.append(wrap(cmd.description, indent="      "))
+    """``help commands``: built from the command classes and the word resolver.
+
+    A name is shown as ``chall[enge]``: the part before the bracket (or any
+    longer unambiguous prefix) is enough, exactly as the parser resolves it.
+    """
+    lines = ["Command words may be shortened: type at least the part before [...].", "",
+             "General commands:", ""]
+    for cmd in unique(GENERAL):
+        names = "|".join((spelled(cmd, GENERAL), *cmd.aliases))
+        lines += command_entry(names, cmd)
     lines += ["", "Game commands (GAME is a game's name, e.g. warpandweft):", ""]
-    seen.clear()
-    for word in sorted(GAME_VERBS):
-        cmd = GAME_VERBS[word]
-        if id(cmd) in seen:
-            continue
-        seen.add(id(cmd))
-        names = "|".join((cmd.name, *cmd.aliases))
-        lines.append(usage_lines(f"GAME {names} {cmd.argument_description}"))
-        lines.append(wrap(cmd.description, indent="      "))
+    for cmd in unique(GAME_VERBS):
+        names = "|".join((spelled(cmd, GAME_VERBS), *cmd.aliases))
+        lines += command_entry(f"GAME {names}", cmd)
     return "\n".join(lines)
 
 

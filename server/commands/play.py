@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select
 
 from games import Game, GameError, Outcome
 from server import accounts, boards
+from server.commands import policy
 from server.commands.base import CommandError, Context, Result
 from server.commands.registry import GameCommand, game_verb
-from server.model import Board, Move, Seat, User, utcnow
+from server.commands.resolve import AmbiguousOption, expand_options
+from server.model import Board, Move, User, utcnow
 from server.replies import Mail, board_root
 
 _MOVENO = re.compile(r"^(?P<move>.*?)#(?P<n>\d+)$")
@@ -60,14 +63,37 @@ def join_quoted(tokens: list[str]) -> list[str]:
     return out
 
 
+#: The ``--name`` options of a challenge that the server reads (not the game).
+SERVER_OPTIONS = ("nagtime", "forfeittime", "force", "unrated")
+#: Of those, the ones only the admin's ``pbmserv challenge`` may give.
+ADMIN_OPTIONS = ("force", "unrated")
+#: The shortest reminder period: a reminder a day is already more than pbmserv's players wanted.
+MIN_DAYS = 1.0
+
+
 def parse_days(value: str, what: str) -> float:
     try:
         days = float(value)
     except ValueError:
         raise CommandError(f"--{what}={value}: give a number of days, e.g. --{what}=7") from None
-    if not 0.5 <= days <= 365:
-        raise CommandError(f"--{what}={value}: give between 0.5 and 365 days")
+    if not MIN_DAYS <= days <= 365:
+        raise CommandError(f"--{what}={value}: give between {MIN_DAYS:g} and 365 days")
     return days
+
+
+def check_timers(nagtime: float, forfeittime: float) -> None:
+    """A reminder must come before the forfeit, or the player is never warned."""
+    if nagtime >= forfeittime:
+        raise CommandError(f"--nagtime={nagtime:g} is not below --forfeittime={forfeittime:g}: the reminder "
+                           "must come before the forfeit, so the nag time must be the shorter")
+
+
+def game_options(game: Game, tokens: list[str]) -> dict[str, Any]:
+    """The game's options from ``-name[=value]`` tokens; names may be shortened (``-siz=3``)."""
+    try:
+        return game.parse_options(expand_options(tokens, game.option_names))
+    except AmbiguousOption as exc:
+        raise CommandError(str(exc), title=game.title) from None
 
 
 @game_verb
@@ -82,8 +108,10 @@ class GameHelp(GameCommand):
 @game_verb
 class Challenge(GameCommand):
     name = "challenge"
+    abbrev = 5
     argument_description = "USER1 USER2 [USER3] [-OPTION[=VALUE] ...] [--nagtime=DAYS] [--forfeittime=DAYS]"
-    description = "Start a board at once; USER1 moves first. The body is the first comment."
+    description = ("Start a board at once; USER1 moves first. The body is the first comment. "
+                   "The admin's pbmserv challenge also takes --force (past any policy) and --unrated.")
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
         args = join_quoted(args)
@@ -97,26 +125,41 @@ class Challenge(GameCommand):
                 title=game.title,
             )
         nagtime, forfeittime = ctx.settings.nagtime, ctx.settings.forfeittime
+        try:
+            server_opts = expand_options(server_opts, SERVER_OPTIONS, dashes="--")
+        except AmbiguousOption as exc:
+            raise CommandError(str(exc), title=game.title) from None
+        flags = set()
         for opt in server_opts:
-            key, _, value = opt[2:].partition("=")
-            if key.lower() == "nagtime":
+            key, eq, value = opt[2:].partition("=")
+            key = key.lower()
+            if key == "nagtime":
                 nagtime = parse_days(value, "nagtime")
-            elif key.lower() == "forfeittime":
+            elif key == "forfeittime":
                 forfeittime = parse_days(value, "forfeittime")
+            elif key in ADMIN_OPTIONS and not eq:
+                if not ctx.request.admin:
+                    raise CommandError(f"--{key} is for the server's admin (pbmserv challenge) only",
+                                       title=game.title)
+                flags.add(key)
             else:
-                raise CommandError(f"Unknown option {opt}; server options are --nagtime=DAYS and --forfeittime=DAYS")
-        options = game.parse_options(game_opts)
+                raise CommandError(f"Unknown option {opt}; server options are --nagtime=DAYS and --forfeittime=DAYS",
+                                   title=game.title)
+        check_timers(nagtime, forfeittime)
+        options = game_options(game, game_opts)
         users = [accounts.require_user(ctx.session, n) for n in names]
         if len({u.id for u in users}) != len(users):
             raise CommandError("A player cannot sit at the same board twice", title=game.title)
-        check_policies(ctx, game, users)
-        board, state = boards.create_board(ctx.session, game, users, options, nagtime, forfeittime)
+        if "force" not in flags:
+            check_policies(ctx, game, users)
+        board, state = boards.create_board(ctx.session, game, users, options, nagtime, forfeittime,
+                                           rated="unrated" not in flags)
         challenger = challenger_name(ctx)
         headline = f"{challenger} started {game.title} Board {board.number}: " + " vs ".join(u.userid for u in users) + "."
         mails = boards.announce(ctx, board, game, state, headline, new=True, comment_by=challenger, comment=ctx.request.comment)
         return Result(
             headline,
-            subject=boards.board_subject(board, game, new=True),
+            subject=boards.board_subject(board, game, new=True, comment=ctx.request.comment),
             mails=mails,
             references=[board_root(ctx.settings, game.name, board.number)],
         )
@@ -134,21 +177,14 @@ def challenger_name(ctx: Context) -> str:
 
 
 def check_policies(ctx: Context, game: Game, users: list[User]) -> None:
-    """Refuse a challenge that a player's challenge policy does not allow."""
+    """Refuse a challenge that a player's challenge policy (in this game) does not allow."""
     challenger = challenger_name(ctx)
     for user in users:
         if user.userid == challenger:
             continue
-        if user.challenge_policy == "reject":
-            raise CommandError(f"{user.userid} does not accept challenges", title=game.title)
-        if user.board_limit is not None:
-            active = ctx.session.scalar(
-                select(func.count()).select_from(Board).join(Seat).where(Seat.user_id == user.id, Board.status == "active")
-            )
-            if active >= user.board_limit:
-                raise CommandError(
-                    f"{user.userid} plays at most {user.board_limit} boards at a time and has {active}", title=game.title
-                )
+        reason = policy.refusal(ctx, user, game)
+        if reason:
+            raise CommandError(reason, title=game.title)
 
 
 class BoardCommand(GameCommand):
@@ -201,21 +237,37 @@ def check_turn(board: Board, game: Game, seat: int) -> None:
         )
 
 
-def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, comment_by: str, seat: int | None) -> Result:
+@dataclass
+class QueueNotes:
+    """What happened to queued moves and resignations: for everyone, and for one seat only.
+
+    A queued move that is not played is its owner's business: the others
+    never learn what it was.
+    """
+
+    public: str = ""
+    private: dict[int, str] = field(default_factory=dict)
+
+
+def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, comment_by: str, seat: int | None,
+           private: dict[int, str] | None = None) -> Result:
     """Mails for everyone after a change, and the mover's own copy as the result."""
-    mails = boards.announce(ctx, board, game, state, headline, comment_by=comment_by, comment=ctx.request.comment)
+    mails = boards.announce(ctx, board, game, state, headline, comment_by=comment_by, comment=ctx.request.comment,
+                            private=private)
     moves = boards.moves_of(ctx.session, board)
-    text = boards.board_text(ctx.settings, board, game, state, moves, headline, seat, board.status != "active")
+    note = boards.own_note(board, seat, private or {})
+    text = boards.board_text(ctx.settings, board, game, state, moves, headline, seat, board.status != "active",
+                             note=note)
     return Result(
         text,
-        subject=boards.board_subject(board, game),
+        subject=boards.board_subject(board, game, comment=ctx.request.comment),
         mails=mails,
         references=[board_root(ctx.settings, game.name, board.number)],
         pictures=boards.picture(ctx.settings, board, game, state),
     )
 
 
-def play_move(ctx: Context, board: Board, game: Game, seat: int, move: str) -> tuple[Any, str]:
+def play_move(ctx: Context, board: Board, game: Game, seat: int, move: str) -> tuple[Any, QueueNotes]:
     """Play ``move`` for ``seat`` and store it, then what the next players queued."""
     state = store_move(ctx, board, game, game.load(board.state), seat, move)
     return apply_queued(ctx, board, game, state)
@@ -238,14 +290,15 @@ def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, mo
     return new_state
 
 
-def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[Any, str]:
+def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[Any, QueueNotes]:
     """Resignations and moves queued for whoever is to move now, in turn order.
 
     A queued move is played if it is still legal (and, when it was queued
-    with #N, if the board is at move #N); otherwise it is dropped and the
-    note, which every player's board mail carries, tells its owner so.
+    with #N, if the board is at move #N); otherwise it is dropped and a note
+    in its owner's board mail alone says so.
     """
     notes = []
+    private: dict[int, str] = {}
     while board.status == "active" and board.to_move is not None:
         seat = board.to_move
         user = boards.seat_users(board)[seat]
@@ -265,16 +318,16 @@ def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[An
         board.pending = pending
         move, moveno = queued["move"], queued.get("n")
         if moveno is not None and moveno != board.ply + 1:
-            notes.append(f"{user.userid}'s queued move was for move #{moveno}, but the board is at "
-                         f"move #{board.ply + 1}: it is not played.")
+            private[seat] = (f"Your queued move {move} was for move #{moveno}, but the board is at "
+                             f"move #{board.ply + 1}: it is not played, and it is your move.")
             break
         try:
             state = store_move(ctx, board, game, state, seat, move)
         except GameError as exc:
-            notes.append(f"{user.userid}'s queued move {move} is not legal now ({exc}): it is not played.")
+            private[seat] = f"Your queued move {move} is not legal now ({exc}): it is not played, and it is your move."
             break
         notes.append(f"{user.userid}'s queued move {move} is played.")
-    return state, " ".join(notes)
+    return state, QueueNotes(" ".join(notes), private)
 
 
 def resign_state(ctx: Context, board: Board, game: Game, state: Any, seat: int, reason: str) -> Any:
@@ -303,19 +356,20 @@ def resign_now(
     ``verb`` words the headline ("resigned", "signed off", "forfeits ...").
     """
     state = game.load(board.state)
+    # A resignation, a declined challenge or a signoff may say why: the
+    # comment reaches everyone, as it does with a move.
+    comment = {"comment_by": user.userid, "comment": ctx.request.comment}
     if not has_moved(ctx, board, seat):
         board.status = "removed"
         board.to_move = None
         board.finished_at = utcnow()
         board.pending = {}
         headline = f"{user.userid} {verb} before making a move: {game.title} Board {board.number} is removed."
-    else:
-        state = resign_state(ctx, board, game, state, seat, reason)
-        state, notes = apply_queued(ctx, board, game, state)
-        headline = f"{user.userid} {verb}. {notes}".strip()
-    # A resignation, a declined challenge or a signoff may say why: the
-    # comment reaches everyone, as it does with a move.
-    return boards.announce(ctx, board, game, state, headline, comment_by=user.userid, comment=ctx.request.comment)
+        return boards.announce(ctx, board, game, state, headline, **comment)
+    state = resign_state(ctx, board, game, state, seat, reason)
+    state, notes = apply_queued(ctx, board, game, state)
+    headline = f"{user.userid} {verb}. {notes.public}".strip()
+    return boards.announce(ctx, board, game, state, headline, private=notes.private, **comment)
 
 
 def resign(ctx: Context, board: Board, game: Game, seat: int, user: User) -> Result:
@@ -389,8 +443,8 @@ class MoveCommand(BoardCommand):
             return vote(ctx, board, game, seat, user, word)
         check_turn(board, game, seat)
         state, notes = play_move(ctx, board, game, seat, move)
-        headline = f"{user.userid} played {move}. {notes}".strip()
-        return played(ctx, board, game, state, headline, user.userid, seat)
+        headline = f"{user.userid} played {move}. {notes.public}".strip()
+        return played(ctx, board, game, state, headline, user.userid, seat, notes.private)
 
 
 @game_verb

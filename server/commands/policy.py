@@ -1,31 +1,86 @@
-"""A player's standing settings: challenge policy, reminder digest, board pictures.
+"""A player's standing settings: challenge policy (per game and per account), digest, pictures.
 
-The policy lives on the account (``User.challenge_policy`` and
-``User.board_limit``) and so holds for challenges in every game, whichever
-game's name the command was sent under; ``play.check_policies`` applies it
-to every challenge.  The limit counts the player's active boards in all games.
+pbmserv kept the policy per game: ``GAME accept|reject USERID PASSWORD``
+and ``GAME limit USERID PASSWORD [N]`` hold for that game (``GamePolicy``).
+The plain forms (``accept``, ``reject``, ``limit`` with no game) are the
+account's policy (``User.challenge_policy``, ``User.board_limit``) for every
+game; ``accept``/``reject`` of the account also clear the per-game choices,
+so "for every game" means what it says.  A per-game limit counts that
+game's active boards, the account's limit all of them; both hold.
+
+``refusal`` is the one check: challenges (``play.check_policies``) and
+seeks (``seeks``) both ask it.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from games import Game
 from server import accounts
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GameCommand, game_verb, general
-from server.model import Board, Seat, User
+from server.model import Board, GamePolicy, Seat, User
 
 MAX_LIMIT = 1000
 
 
-def active_boards(ctx: Context, user: User) -> int:
-    return ctx.session.scalar(
-        select(func.count()).select_from(Board).join(Seat).where(Seat.user_id == user.id, Board.status == "active")
-    ) or 0
+def active_boards(ctx: Context, user: User, game: Game | None = None) -> int:
+    query = select(func.count()).select_from(Board).join(Seat).where(Seat.user_id == user.id,
+                                                                     Board.status == "active")
+    if game is not None:
+        query = query.where(Board.game == game.name)
+    return ctx.session.scalar(query) or 0
 
 
-def policy_text(ctx: Context, user: User) -> str:
+def game_policy(ctx: Context, user: User, game: Game, create: bool = False) -> GamePolicy | None:
+    row = ctx.session.scalars(select(GamePolicy).where(GamePolicy.user_id == user.id,
+                                                       GamePolicy.game == game.name)).first()
+    if row is None and create:
+        row = GamePolicy(user_id=user.id, game=game.name)
+        ctx.session.add(row)
+    return row
+
+
+def accepts(ctx: Context, user: User, game: Game) -> bool:
+    row = game_policy(ctx, user, game)
+    policy = row.policy if row is not None and row.policy else user.challenge_policy
+    return policy != "reject"
+
+
+def limit_of(ctx: Context, user: User, game: Game) -> int | None:
+    row = game_policy(ctx, user, game)
+    return row.board_limit if row is not None else None
+
+
+def refusal(ctx: Context, user: User, game: Game) -> str | None:
+    """Why ``user`` takes no new board of ``game`` now, or None."""
+    if not accepts(ctx, user, game):
+        return f"{user.userid} does not accept {game.title} challenges"
+    limit = limit_of(ctx, user, game)
+    if limit is not None:
+        active = active_boards(ctx, user, game)
+        if active >= limit:
+            return f"{user.userid} plays at most {limit} {game.title} boards at a time and has {active}"
+    if user.board_limit is not None:
+        active = active_boards(ctx, user)
+        if active >= user.board_limit:
+            return f"{user.userid} plays at most {user.board_limit} boards at a time and has {active}"
+    return None
+
+
+def game_policy_text(ctx: Context, user: User, game: Game) -> str:
+    verb = "accepts" if accepts(ctx, user, game) else "refuses"
+    limit = limit_of(ctx, user, game)
+    cap = "no limit of its own" if limit is None else f"at most {limit} active boards"
+    text = (f"{user.userid} {verb} {game.title} challenges, {cap}; {user.userid} has "
+            f"{active_boards(ctx, user, game)} active {game.title} boards now.")
+    if user.board_limit is not None:
+        text += f" Across all games: at most {user.board_limit} (has {active_boards(ctx, user)})."
+    return text
+
+
+def account_policy_text(ctx: Context, user: User) -> str:
     if user.challenge_policy == "reject":
         return f"{user.userid} refuses all challenges (in every game)."
     limit = "no limit" if user.board_limit is None else f"at most {user.board_limit} active boards"
@@ -33,53 +88,109 @@ def policy_text(ctx: Context, user: User) -> str:
             f"{user.userid} has {active_boards(ctx, user)} active boards now.")
 
 
-class PolicyCommand(GameCommand):
+def parse_limit(word: str, title: str | None = None) -> int | None:
+    """``N`` boards, or ``none``/``off`` for no limit."""
+    if word.lower() in ("none", "off"):
+        return None
+    if not word.isdigit() or not 0 <= int(word) <= MAX_LIMIT:
+        raise CommandError(f"{word!r}: the limit is a number of boards from 0 to {MAX_LIMIT}, or 'none'",
+                           title=title)
+    return int(word)
+
+
+class GamePolicyCommand(GameCommand):
     password_args = (1,)
     policy = ""
+    argument_description = "USERID PASSWORD"
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
         if len(args) != 2:
             raise CommandError(f"Usage: {game.name} {self.name} USERID PASSWORD", title=game.title)
         user = accounts.authenticate(ctx.session, args[0], args[1])
-        user.challenge_policy = self.policy
-        return Result(policy_text(ctx, user), subject=f"pbmserv: challenges {self.name}ed")
+        row = game_policy(ctx, user, game, create=True)
+        assert row is not None
+        row.policy = self.policy
+        ctx.session.flush()
+        return Result(game_policy_text(ctx, user, game), subject=f"{game.title}: challenges {self.name}ed")
 
 
 @game_verb
-class AcceptChallenges(PolicyCommand):
+class AcceptChallenges(GamePolicyCommand):
     name = "accept"
-    argument_description = "USERID PASSWORD"
-    description = "Challenge policy: accept challenges (the default; any limit still holds)."
+    description = "Accept challenges in this game (the default; any limit still holds)."
     policy = "accept"
 
 
 @game_verb
-class RejectChallenges(PolicyCommand):
+class RejectChallenges(GamePolicyCommand):
     name = "reject"
-    argument_description = "USERID PASSWORD"
-    description = "Challenge policy: refuse every challenge (a challenge names the reason and creates nothing)."
+    description = "Refuse every challenge in this game (a challenge names the reason and creates nothing)."
     policy = "reject"
 
 
 @game_verb
 class Limit(GameCommand):
     name = "limit"
-    argument_description = "USERID PASSWORD [N]"
-    description = "Challenge policy: at most N active boards (no N: no limit)."
+    argument_description = "USERID PASSWORD [N|none]"
+    description = "At most N active boards of this game ('none': no limit); no N: report the setting."
     password_args = (1,)
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
         if len(args) not in (2, 3):
-            raise CommandError(f"Usage: {game.name} limit USERID PASSWORD [N]", title=game.title)
-        limit = None
-        if len(args) == 3:
-            if not args[2].isdigit() or not 0 <= int(args[2]) <= MAX_LIMIT:
-                raise CommandError(f"{args[2]!r}: the limit is a number of boards from 0 to {MAX_LIMIT}",
-                                   title=game.title)
-            limit = int(args[2])
+            raise CommandError(f"Usage: {game.name} limit USERID PASSWORD [N|none]", title=game.title)
+        limit = parse_limit(args[2], game.title) if len(args) == 3 else None
         user = accounts.authenticate(ctx.session, args[0], args[1])
-        user.board_limit = limit
-        return Result(policy_text(ctx, user), subject="pbmserv: board limit")
+        if len(args) == 3:
+            row = game_policy(ctx, user, game, create=True)
+            assert row is not None
+            row.board_limit = limit
+            ctx.session.flush()
+        return Result(game_policy_text(ctx, user, game), subject=f"{game.title}: board limit")
+
+
+class AccountPolicyCommand(Command):
+    password_args = (1,)
+    policy = ""
+    argument_description = "USERID PASSWORD"
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        if len(args) != 2:
+            raise CommandError(f"Usage: {self.name} USERID PASSWORD")
+        user = accounts.authenticate(ctx.session, args[0], args[1])
+        user.challenge_policy = self.policy
+        ctx.session.execute(update(GamePolicy).where(GamePolicy.user_id == user.id).values(policy=None))
+        return Result(account_policy_text(ctx, user), subject=f"pbmserv: challenges {self.name}ed")
+
+
+@general
+class AcceptAll(AccountPolicyCommand):
+    name = "accept"
+    description = "Accept challenges in every game (clears each game's own accept/reject)."
+    policy = "accept"
+
+
+@general
+class RejectAll(AccountPolicyCommand):
+    name = "reject"
+    description = "Refuse challenges in every game (clears each game's own accept/reject)."
+    policy = "reject"
+
+
+@general
+class LimitAll(Command):
+    name = "limit"
+    argument_description = "USERID PASSWORD [N|none]"
+    description = "At most N active boards across all games ('none': no limit); no N: report it."
+    password_args = (1,)
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        if len(args) not in (2, 3):
+            raise CommandError("Usage: limit USERID PASSWORD [N|none]")
+        limit = parse_limit(args[2]) if len(args) == 3 else None
+        user = accounts.authenticate(ctx.session, args[0], args[1])
+        if len(args) == 3:
+            user.board_limit = limit
+        return Result(account_policy_text(ctx, user), subject="pbmserv: board limit")
 
 
 class Switch(Command):

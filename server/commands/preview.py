@@ -14,6 +14,7 @@ from typing import Any
 from games import Game, GameError
 from server import boards, pictures
 from server.commands.base import Command, CommandError, Context, Result
+from server.commands.play import game_options
 from server.commands.registry import GAME_VERBS, GameCommand, game_verb, general
 from server.replies import board_root
 from server.resources import wrap
@@ -58,6 +59,7 @@ def outcome_line(game: Game, state: Any, label: Any) -> str:
 @game_verb
 class Preview(GameCommand):
     name = "preview"
+    abbrev = 4
     argument_description = "BOARD[#N] MOVE ... | new [-OPTION[=VALUE] ...] MOVE ..."
     description = "What-if: plays the moves on a copy and mails the result to you only; nothing is stored."
 
@@ -97,7 +99,7 @@ class Preview(GameCommand):
                       pictures=boards.picture(ctx.settings, board, game, state))
 
     def new_board(self, game: Game, args: list[str]) -> Result:
-        options = game.parse_options([a for a in args if a.startswith("-")])
+        options = game_options(game, [a for a in args if a.startswith("-")])
         wanted = split_moves([a for a in args if not a.startswith("-")])
         state = game.start(options, game.players)
 
@@ -120,6 +122,7 @@ class PreviewAnyGame(Command):
     """``preview new GAME ...`` / ``preview GAME BOARD ...``: the same, with the game named after."""
 
     name = "preview"
+    abbrev = 4
     argument_description = "new GAME [-OPTION[=VALUE] ...] MOVE ... | GAME BOARD[#N] MOVE ..."
     description = "Same as 'GAME preview ...', for those who name the game second."
 

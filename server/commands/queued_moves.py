@@ -24,6 +24,7 @@ from server.commands.registry import game_verb
 @game_verb
 class Queue(BoardCommand):
     name = "queue"
+    aliases = ("qmove", "moveq", "qboard", "boardq")
     argument_description = "BOARD USERID PASSWORD MOVE[#N] | cancel"
     description = ("On your turn, same as move; otherwise MOVE is stored (one per player) and played for you "
                    "when your turn comes, if still legal; 'cancel' drops it.")

@@ -12,9 +12,16 @@ from server import accounts, boards, ratings
 from server.commands.base import CommandError, Context, Result
 from server.commands.registry import GameCommand, game_verb
 from server.model import Board, Rating, Seat
-from server.resources import wrap
 
 HISTORY_ROWS = 100
+#: The standings' footnote: server.ratings in three lines, so players can check their numbers.
+FORMULA = [
+    f"P: provisional (under {ratings.PROVISIONAL_GAMES} rated games): new = (R*g + perf)/(g+1) + "
+    f"({ratings.PULL_TO:.0f}-R)/{ratings.PULL:.0f},",
+    f"   perf = (R+R2)/2 +/-{ratings.SPREAD_PROVISIONAL:.0f} (R2 provisional) or R2 +/-"
+    f"{ratings.SPREAD_ESTABLISHED:.0f} (+ win, - loss).",
+    f"Others: Elo with K={ratings.K:.0f} (times g2/{ratings.PROVISIONAL_GAMES} against a provisional opponent).",
+]
 
 
 def result_of(board: Board) -> str:
@@ -60,6 +67,7 @@ class History(GameCommand):
 @game_verb
 class Standings(GameCommand):
     name = "standings"
+    abbrev = 5
     aliases = ("ratings",)
     argument_description = ""
     description = (f"Rating table: everyone starts at {ratings.START:.0f}; provisional (P) for the first "
@@ -79,6 +87,5 @@ class Standings(GameCommand):
             mark = " P" if ratings.is_provisional(r.games) else ""
             lines.append(f"  {rank:>3}  {r.user.userid:<20} {r.rating:>6.0f}  {r.games:>5}  "
                          f"{r.wins:>4} {r.losses:>4} {r.draws:>4}{mark}")
-        lines += ["", wrap(f"P: provisional (fewer than {ratings.PROVISIONAL_GAMES} rated games): the average of "
-                       "the player's performances (opponent's rating +400 for a win, -400 for a loss).")]
+        lines += ["", *FORMULA]
         return Result("\n".join(lines), subject=f"{game.title} standings")

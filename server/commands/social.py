@@ -67,6 +67,7 @@ def check_can_follow(ctx: Context, game: Game, board: Board, user: User, kind: s
 @game_verb
 class Chat(GameCommand):
     name = "chat"
+    abbrev = 4  # "cha" is too close to chall[enge]
     argument_description = "BOARD USERID PASSWORD"
     description = "The body of your mail goes to the players and watchers of the board."
     password_args = (2,)
@@ -134,6 +135,7 @@ class Notify(Follow):
 @game_verb
 class Unsubscribe(GameCommand):
     name = "unsubscribe"
+    abbrev = 5
     argument_description = "BOARD USERID PASSWORD"
     description = "Stop watching a board (and drop a 'notify' on it)."
     password_args = (2,)

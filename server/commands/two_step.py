@@ -31,6 +31,7 @@ from server.replies import board_root
 @game_verb
 class Submit(BoardCommand):
     name = "submit"
+    abbrev = 4  # "sub" is subscribe, as in pbmserv
     argument_description = "BOARD USERID PASSWORD MOVE[#N]"
     description = "Check MOVE and store it unplayed; you get the board as it would be. 'confirm' plays it."
 
@@ -83,5 +84,5 @@ class Confirm(BoardCommand):
         check_turn(board, game, seat)
         move = submitted["move"]
         state, notes = play_move(ctx, board, game, seat, move)
-        headline = f"{user.userid} played {move}. {notes}".strip()
-        return played(ctx, board, game, state, headline, user.userid, seat)
+        headline = f"{user.userid} played {move}. {notes.public}".strip()
+        return played(ctx, board, game, state, headline, user.userid, seat, notes.private)

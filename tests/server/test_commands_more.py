@@ -7,6 +7,7 @@ previews and submissions go to the sender only, chat to the board's people.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from sqlalchemy import func, select
@@ -70,14 +71,20 @@ def test_queue_plays_when_the_turn_comes(players: Running) -> None:
     players.mail("alice@example.org", "tictactoe queue 101 alice apple1 c1")
     out = players.mail("bob@example.org", "tictactoe move 101 bob banana2 c1")
     text = flat(to(out, "alice")[0].text)
-    assert "alice's queued move c1 is not legal now (c1 is already taken): it is not played." in text
+    assert "Your queued move c1 is not legal now (c1 is already taken): it is not played" in text
     assert "It is alice (X)'s move (move #5)" in text
+    assert "queued" not in to(out, "bob")[0].text  # the owner's business only
     assert stored(players)["pending"] == {} and stored(players)["to_move"] == 0
     # #N names the move it is for; a stale one is dropped.
     players.mail("alice@example.org", "tictactoe move 101 alice apple1 c2")
     players.mail("alice@example.org", "tictactoe queue 101 alice apple1 b1#9")
+    out = players.mail("bob@example.org", "tictactoe move 101 bob banana2 propose")  # a board mail meanwhile
+    assert "Your queued move: b1 (played for you at move #9" in flat(to(out, "alice")[0].text)
+    assert "b1" not in to(out, "bob")[0].text
     out = players.mail("bob@example.org", "tictactoe move 101 bob banana2 b3")
-    assert "alice's queued move was for move #9, but the board is at move #7: it is not played." in flat(out[0].text)
+    assert ("Your queued move b1 was for move #9, but the board is at move #7: it is not played"
+            in flat(to(out, "alice")[0].text))
+    assert "queued" not in to(out, "bob")[0].text
 
 
 def test_queue_refusals_and_cancel(players: Running) -> None:
@@ -204,7 +211,7 @@ def test_subscribe_unsubscribe_and_notify(players: Running) -> None:
 
 def test_challenge_policy(players: Running) -> None:
     signup(players, "carol")
-    out = players.mail("bob@example.org", "tictactoe reject bob banana2")
+    out = players.mail("bob@example.org", "reject bob banana2")
     assert "bob refuses all challenges (in every game)." in out[0].text
 
     def count_boards() -> int:
@@ -212,24 +219,24 @@ def test_challenge_policy(players: Running) -> None:
             return s.scalar(select(func.count()).select_from(Board))
 
     out = players.mail("alice@example.org", "tictactoe challenge alice bob")
-    assert len(out) == 1 and "bob does not accept challenges" in out[0].text and count_boards() == 0
+    assert len(out) == 1 and "bob does not accept Tic-Tac-Toe challenges" in flat(out[0].text) and count_boards() == 0
     # A player may still start a board of their own.
     players.mail("bob@example.org", "tictactoe challenge bob alice")
     assert count_boards() == 1
-    out = players.mail("bob@example.org", "tictactoe accept bob banana2")
+    out = players.mail("bob@example.org", "accept bob banana2")
     assert "bob accepts challenges (in every game), no limit; bob has 1 active boards now." in flat(out[0].text)
-    out = players.mail("bob@example.org", "tictactoe limit bob banana2 2")
+    out = players.mail("bob@example.org", "limit bob banana2 2")
     assert "at most 2 active boards" in out[0].text
     players.mail("alice@example.org", "tictactoe challenge alice bob")
     assert count_boards() == 2
     out = players.mail("carol@example.org", "tictactoe challenge carol bob")
     assert "bob plays at most 2 boards at a time and has 2" in out[0].text and count_boards() == 2
-    players.mail("bob@example.org", "tictactoe limit bob banana2")
+    players.mail("bob@example.org", "limit bob banana2 none")
     players.mail("carol@example.org", "tictactoe challenge carol bob")
     assert count_boards() == 3
-    for subject, reason in [("tictactoe limit bob banana2 many", "'many': the limit is a number of boards"),
+    for subject, reason in [("limit bob banana2 many", "'many': the limit is a number of boards"),
                             ("tictactoe limit bob banana2 -1", "the limit is a number"),
-                            ("tictactoe reject bob wrong", "Wrong password for bob"),
+                            ("reject bob wrong", "Wrong password for bob"),
                             ("tictactoe accept bob", "Usage: tictactoe accept USERID PASSWORD")]:
         out = players.mail("bob@example.org", subject)
         assert len(out) == 1 and reason in flat(out[0].text) and out[0].subject.endswith("Error")
@@ -277,13 +284,15 @@ def test_history_standings_and_help(players: Running) -> None:
     assert "alice" in players.mail("dave@example.org", "tictactoe history bob")[0].text
     table = players.mail("dave@example.org", "tictactoe ratings")[0].text
     rows = [line.split() for line in table.splitlines() if line.strip()[:1].isdigit()]
-    assert rows == [["1", "alice", "2000", "1", "1", "0", "0", "P"], ["2", "bob", "1200", "1", "0", "1", "0", "P"]]
+    assert rows == [["1", "alice", "1824", "1", "1", "0", "0", "P"], ["2", "bob", "1424", "1", "0", "1", "0", "P"]]
     # help commands lists every command, built from the command classes.
     text = players.mail("dave@example.org", "help commands")[0].text
+    # Names are shown as chall[enge] (the part one must type); read them whole here.
+    text = re.sub(r"(\w)\[(\w+)\]", r"\1\2", text).replace("|qmove|moveq|qboard|boardq", "")
     for usage in ["GAME queue BOARD USERID PASSWORD", "GAME preview BOARD[#N] MOVE", "GAME submit BOARD",
                   "GAME confirm BOARD", "GAME chat BOARD", "GAME subscribe BOARD", "GAME unsubscribe BOARD",
                   "GAME notify BOARD", "GAME accept USERID PASSWORD", "GAME reject USERID PASSWORD",
-                  "GAME limit USERID PASSWORD [N]", "GAME history", "GAME standings|ratings",
+                  "GAME limit USERID PASSWORD [N|none]", "GAME history", "GAME standings|ratings",
                   "message USERID PASSWORD TO", "digest USERID PASSWORD on|off", "preview new GAME",
                   "vacation USERID PASSWORD on|off"]:
         assert usage in text, usage

@@ -13,8 +13,8 @@ def test_help_topics(running: Running) -> None:
     general = running.mail("zed@example.org", "help")[0]
     assert general.subject == "pbmserv help" and "signup USERID PASSWORD" in general.text
     commands = running.mail("zed@example.org", "help commands")[0].text
-    for usage in ("signup USERID PASSWORD [ADDRESS ...]", "GAME move|board|mvoe BOARD USERID PASSWORD MOVE[#N]",
-                  "GAME challenge USER1 USER2 [USER3]", "GAME show BOARD[#N]", "all show USERID [next|active]"):
+    for usage in ("signu[p] USERID PASSWORD [ADDRESS ...]", "GAME mov[e]|board|mvoe BOARD USERID PASSWORD MOVE[#N]",
+                  "GAME chall[enge] USER1 USER2 [USER3]", "GAME sho[w] BOARD[#N]", "all show USERID [next|active]"):
         assert usage in commands
     listing = running.mail("zed@example.org", "help games")[0].text
     for word in ("warpandweft", "interweave", "weavedungeon", "trimac", "tridchess", "tictactoe"):

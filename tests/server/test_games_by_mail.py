@@ -56,7 +56,8 @@ def test_game_by_mail_to_the_end(running: Running, game: games.Game) -> None:
         running.mail(f"{user}@example.org", f"signup {user} {pw}")
     names = " ".join(u for u, _ in seats)
     new = running.mail("alice@example.org", f"{game.name.upper()} challenge {names}", "Let us play.")
-    assert {m.subject for m in new} == {f"New {game.title} Board 101 alice"}
+    # " **": the mail carries a comment (the challenge's body), as pbmserv marked it.
+    assert {m.subject for m in new} == {f"New {game.title} Board 101 alice **"}
     assert len(new) == game.players
 
     moves, outcome = finished_game(game)

@@ -39,7 +39,8 @@ def test_challenge_moves_and_finish(players: Running) -> None:
     new = players.mail("carol@example.org", "tictactoe challenge alice bob", "Good luck both!")
     # Both players get the new board; the challenger (not a player) an acknowledgement.
     assert sorted(m.rcpt_tos[0] for m in new) == ["alice@example.org", "bob@example.org", "carol@example.org"]
-    assert {m.subject for m in new} == {"New Tic-Tac-Toe Board 101 alice"}
+    # " **" marks a board mail that carries a comment, as pbmserv did.
+    assert {m.subject for m in new} == {"New Tic-Tac-Toe Board 101 alice **"}
     ack = next(m for m in new if m.rcpt_tos == ["carol@example.org"])
     assert "started Tic-Tac-Toe Board 101" in ack.text
     new = [m for m in new if m is not ack]

@@ -1,22 +1,33 @@
-"""Ratings: the arithmetic against hand-computed values, then the same numbers by mail.
+"""Ratings: the original pbmserv's arithmetic against hand-computed values, then by mail.
 
-Hand computations (see server/ratings.py for the rules):
+The formula is in server/ratings.py's docstring.  Hand computations
+(R: rating, g: rated games, before the game):
 
-* Two new players, alice beats bob: both opponents stand at 1600, so
-  alice's performance is 1600 + 400 = 2000 and bob's 1600 - 400 = 1200;
-  with no earlier games those are their ratings.
-* Then bob beats alice: alice (2000 after 1 game) performs 1200 - 400 = 800,
-  (2000·1 + 800) / 2 = 1400; bob (1200 after 1) performs 2000 + 400 = 2400,
-  (1200 + 2400) / 2 = 1800.
-* Established (20 games each), alice 1700 beats bob 1500: alice expects
-  1 / (1 + 10^(-200/400)) = 1 / 1.316227766 = 0.759746927, so she gains
-  32 · 0.240253073 = 7.688098; bob loses the same: 1707.688 / 1492.312.
-* Three new players, alice wins: each opponent average is 1600, so alice
-  2000, bob and carol 1200.  Then bob wins: bob's opponents average
-  (2000 + 1200) / 2 = 1600, performance 2000, (1200 + 2000) / 2 = 1600;
-  alice's average (1200 + 1200) / 2 = 1200, performance 800,
-  (2000 + 800) / 2 = 1400; carol's average 1600, performance 1200,
-  (1200 + 1200) / 2 = 1200.
+* Two new players, alice beats bob.  Both provisional, opponent provisional:
+  alice perf = (1600 + 1600)/2 + 200 = 1800, new = (1600·0 + 1800)/1 +
+  (1720 - 1600)/5 = 1800 + 24 = 1824; bob perf = 1600 - 200 = 1400,
+  new = 1400 + 24 = 1424.
+* A draw between two new players: perf = 1600, new = 1600 + 24 = 1624 each.
+* alice (1824, 1 game) beats bob (1424, 1 game) again: alice perf =
+  (1824 + 1424)/2 + 200 = 1824, new = (1824 + 1824)/2 + (1720 - 1824)/5 =
+  1824 - 20.8 = 1803.2; bob perf = 1624 - 200 = 1424, new = (1424 + 1424)/2
+  + (1720 - 1424)/5 = 1424 + 59.2 = 1483.2.
+* Provisional carol (1500, 5 games) beats established dan (1700, 30 games):
+  carol perf = 1700 + 400 = 2100, new = (1500·5 + 2100)/6 + (1720 - 1500)/5
+  = 1600 + 44 = 1644.  dan: K = 32 · 5/20 = 8, E = 1/(1 + 10^(-200/400))
+  = 1/1.316227766 = 0.759746927, new = 1700 - 8 · 0.759746927 = 1693.922025.
+* Established 1700 (20 games) beats established 1500 (40 games): E =
+  0.759746927, 1700 + 32 · 0.240253073 = 1707.688098 and 1500 - 7.688098 =
+  1492.311902.  A draw of two established 1600s changes nothing.
+* Three new players, alice wins: each rated against 1600 (average of
+  the others) with 0 games: alice 1824, bob and carol 1424.  Then bob
+  wins: bob's others average (1824 + 1424)/2 = 1624 (1 game): perf =
+  (1424 + 1624)/2 + 200 = 1724, new = (1424 + 1724)/2 + 59.2 = 1633.2;
+  alice's others average 1424: perf = (1824 + 1424)/2 - 200 = 1424, new =
+  (1824 + 1424)/2 - 20.8 = 1603.2; carol's others average 1624: perf =
+  1524 - 200 = 1324, new = (1424 + 1324)/2 + 59.2 = 1433.2.
+* Three new players, bob resigned, alice and carol agree a draw: alice and
+  carol tie (perf 1600, new 1624), bob loses (perf 1400, new 1424).
 """
 
 from __future__ import annotations
@@ -27,8 +38,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
-from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 import games
@@ -41,41 +50,44 @@ from tests.server.conftest import ADDRESS, Running
 # -- the arithmetic ---------------------------------------------------------------------------
 
 
-def test_provisional_is_the_average_of_performances() -> None:
-    assert ratings.updated(1600, 0, 1600, 1.0) == 2000
-    assert ratings.updated(1600, 0, 1600, 0.0) == 1200
-    assert ratings.updated(1600, 0, 1600, 0.5) == 1600
-    assert ratings.updated(2000, 1, 1200, 0.0) == 1400
-    assert ratings.updated(1200, 1, 2000, 1.0) == 1800
-    # After 19 games the 20th is still provisional: (1500·19 + 1900) / 20 = 1520.
-    assert ratings.updated(1500, 19, 1500, 1.0) == 1520
+def test_two_new_players() -> None:
+    assert ratings.updated(1600, 0, 1600, 0, 1.0) == 1824
+    assert ratings.updated(1600, 0, 1600, 0, 0.0) == 1424
+    assert ratings.updated(1600, 0, 1600, 0, 0.5) == 1624
+    assert ratings.updated(1824, 1, 1424, 1, 1.0) == pytest.approx(1803.2)
+    assert ratings.updated(1424, 1, 1824, 1, 0.0) == pytest.approx(1483.2)
     assert ratings.is_provisional(19) and not ratings.is_provisional(20)
 
 
-def test_established_is_elo_with_k_32() -> None:
+def test_provisional_against_established() -> None:
+    assert ratings.updated(1500, 5, 1700, 30, 1.0) == pytest.approx(1644)
     assert ratings.expected(1700, 1500) == pytest.approx(0.759746927)
-    assert ratings.updated(1700, 20, 1500, 1.0) == pytest.approx(1707.688098)
-    assert ratings.updated(1500, 20, 1700, 0.0) == pytest.approx(1492.311902)
-    assert ratings.updated(1600, 35, 1600, 0.5) == 1600
-    assert ratings.updated(1600, 20, 1600, 1.0) == 1616
+    assert ratings.updated(1700, 30, 1500, 5, 0.0) == pytest.approx(1693.922025)
+
+
+def test_established_is_elo_with_k_32() -> None:
+    assert ratings.updated(1700, 20, 1500, 40, 1.0) == pytest.approx(1707.688098)
+    assert ratings.updated(1500, 40, 1700, 20, 0.0) == pytest.approx(1492.311902)
+    assert ratings.updated(1600, 35, 1600, 20, 0.5) == 1600
 
 
 def test_three_players_rate_against_the_average_of_the_others() -> None:
-    assert ratings.changes([(1600, 0)] * 3, [1.0, 0.0, 0.0]) == [(1600, 2000), (1600, 1200), (1600, 1200)]
-    after = ratings.changes([(2000, 1), (1200, 1), (1200, 1)], ratings.seat_scores(3, [1], [0, 2]))
-    assert after == [(2000, 1400), (1200, 1600), (1200, 1200)]
-    # Established: alice 1700 vs the average of 1600 and 1500 = 1550.
-    e = 1 / (1 + 10 ** (-150 / 400))
-    assert ratings.changes([(1700, 30), (1600, 30), (1500, 30)], [1.0, 0.0, 0.0])[0][1] == pytest.approx(
-        1700 + 32 * (1 - e))
-    assert ratings.seat_scores(3, [], []) == [0.5, 0.5, 0.5]
+    a, b, c = 1, 2, 3  # user ids
+    first = ratings.changes({a: (1600, 0), b: (1600, 0), c: (1600, 0)}, ratings.player_scores([a, b, c], [0], [1, 2]))
+    assert first == {a: 1824, b: 1424, c: 1424}
+    second = ratings.changes({a: (1824, 1), b: (1424, 1), c: (1424, 1)},
+                             ratings.player_scores([a, b, c], [1], [0, 2]))
+    assert second == pytest.approx({a: 1603.2, b: 1633.2, c: 1433.2})
+    # A draw after bob resigned: the two still in tie, bob loses.
+    assert ratings.player_scores([a, b, c], [], [1]) == {a: 0.5, b: 0.0, c: 0.5}
+    assert ratings.changes({a: (1600, 0), b: (1600, 0), c: (1600, 0)}, {a: 0.5, b: 0.0, c: 0.5}) == {
+        a: 1624, b: 1424, c: 1624}
 
 
-@given(st.floats(100, 3000), st.floats(100, 3000), st.sampled_from([0.0, 0.5, 1.0]))
-def test_two_established_players_exchange_points(a: float, b: float, score: float) -> None:
-    (_, a2), (_, b2) = ratings.changes([(a, 20), (b, 40)], [score, 1.0 - score])
-    assert a2 + b2 == pytest.approx(a + b)
-    assert (a2 - a) * (score - 0.5) >= 0 or score == 0.5
+def test_a_userid_in_several_seats_counts_once() -> None:
+    # alice fills seats 0 and 1, bob seat 2; seat 1 wins: alice vs bob, one game each way.
+    assert ratings.player_scores([7, 7, 8], [1], [0, 2]) == {7: 1.0, 8: 0.0}
+    assert ratings.changes({7: (1600, 0), 8: (1600, 0)}, {7: 1.0, 8: 0.0}) == {7: 1824, 8: 1424}
 
 
 # -- by mail ------------------------------------------------------------------------------------
@@ -95,11 +107,13 @@ def play(running: Running, number: int, moves: list[tuple[str, str]]) -> None:
 def test_two_player_ratings_by_mail(players: Running) -> None:
     players.mail("alice@example.org", "tictactoe challenge alice bob")
     play(players, 101, [("alice", "b2"), ("bob", "a1"), ("alice", "b1"), ("bob", "c1"), ("alice", "b3")])
-    assert rating_table(players) == {"alice": (2000, 1), "bob": (1200, 1)}
-    # bob (X this time, first) wins the second.
+    assert rating_table(players) == {"alice": (1824, 1), "bob": (1424, 1)}
+    # alice (O this time, second) wins again: 1803.2 and 1483.2 (see the docstring).
     players.mail("alice@example.org", "tictactoe challenge bob alice")
-    play(players, 102, [("bob", "b2"), ("alice", "a1"), ("bob", "b1"), ("alice", "c1"), ("bob", "b3")])
-    assert rating_table(players) == {"alice": (1400, 2), "bob": (1800, 2)}
+    play(players, 102, [("bob", "a1"), ("alice", "b2"), ("bob", "a2"), ("alice", "b1"), ("bob", "c1"),
+                        ("alice", "b3")])
+    table = rating_table(players)
+    assert table["alice"] == (pytest.approx(1803.2), 2) and table["bob"] == (pytest.approx(1483.2), 2)
     # Not rated: a resign before one's first move (the board is removed) ...
     players.mail("alice@example.org", "tictactoe challenge alice bob")
     players.mail("bob@example.org", "tictactoe resign 103 bob banana2")
@@ -107,25 +121,27 @@ def test_two_player_ratings_by_mail(players: Running) -> None:
     players.mail("alice@example.org", "tictactoe challenge alice bob")
     players.mail("alice@example.org", "tictactoe move 104 alice apple1 propose")
     players.mail("bob@example.org", "tictactoe move 104 bob banana2 accept")
-    assert rating_table(players) == {"alice": (1400, 2), "bob": (1800, 2)}
+    assert rating_table(players) == table
     # The finished board records what changed.
     with players.db.transaction() as s:
         b = s.scalars(select(Board).where(Board.number == 102)).one()
-        assert b.outcome["ratings"] == [[0, 1200.0, 1800.0], [1, 2000.0, 1400.0]]
+        assert b.outcome["ratings"] == [[0, 1424.0, 1483.2], [1, 1824.0, 1803.2]]
 
 
 def test_established_players_by_mail(players: Running) -> None:
     with players.db.transaction() as s:
         for userid, rating in (("alice", 1700.0), ("bob", 1500.0)):
             user = s.scalars(select(User).where(User.userid == userid)).one()
-            s.add(Rating(game="tictactoe", user_id=user.id, rating=rating, games=20, wins=10, losses=10, draws=0))
+            s.add(Rating(game="tictactoe", user_id=user.id, rating=rating, games=20 if userid == "alice" else 40,
+                         wins=10, losses=10, draws=0))
     players.mail("alice@example.org", "tictactoe challenge alice bob")
     play(players, 101, [("alice", "b2"), ("bob", "a1"), ("alice", "b1"), ("bob", "c1"), ("alice", "b3")])
     table = rating_table(players)
     assert table["alice"][0] == pytest.approx(1707.688098) and table["bob"][0] == pytest.approx(1492.311902)
     standings = players.mail("dave@example.org", "tictactoe standings")[0].text
     rows = [line.split() for line in standings.splitlines() if line.strip()[:1].isdigit()]
-    assert rows == [["1", "alice", "1708", "21", "11", "10", "0"], ["2", "bob", "1492", "21", "10", "11", "0"]]
+    assert [r[:7] for r in rows] == [["1", "alice", "1708", "21", "11", "10", "0"],
+                                     ["2", "bob", "1492", "41", "10", "11", "0"]]
 
 
 # -- three players -----------------------------------------------------------------------------
@@ -226,10 +242,12 @@ def race(running: Running, number: int, moves: list[tuple[str, str]]) -> None:
 def test_three_player_ratings_by_mail(trio: Running) -> None:
     trio.mail("alice@example.org", "race3 challenge alice bob carol")
     race(trio, 101, [("alice", "3"), ("bob", "3"), ("carol", "1"), ("alice", "3")])
-    assert rating_table(trio, "race3") == {"alice": (2000, 1), "bob": (1200, 1), "carol": (1200, 1)}
+    assert rating_table(trio, "race3") == {"alice": (1824, 1), "bob": (1424, 1), "carol": (1424, 1)}
     trio.mail("alice@example.org", "race3 challenge alice bob carol")
     race(trio, 102, [("alice", "3"), ("bob", "3"), ("carol", "1"), ("alice", "1"), ("bob", "2")])
-    assert rating_table(trio, "race3") == {"alice": (1400, 2), "bob": (1600, 2), "carol": (1200, 2)}
+    table = rating_table(trio, "race3")
+    assert table == {"alice": (pytest.approx(1603.2), 2), "bob": (pytest.approx(1633.2), 2),
+                     "carol": (pytest.approx(1433.2), 2)}
 
 
 def test_three_player_forfeit_plays_on_without_the_seat(trio: Running) -> None:
@@ -261,14 +279,14 @@ def test_three_player_forfeit_plays_on_without_the_seat(trio: Running) -> None:
     out, mails = remind(4.5 + 4.1)
     assert "forfeited 1" in out and {m.subject for m in mails} == {"Race to Ten Board 101 Finished"}
     table = rating_table(trio, "race3")
-    assert table == {"alice": (2000, 1), "bob": (1200, 1), "carol": (1200, 1)}
+    assert table == {"alice": (1824, 1), "bob": (1424, 1), "carol": (1424, 1)}
 
 
 def test_three_player_draw_after_a_resign(trio: Running) -> None:
     """bob resigns and play goes on; a draw agreed by the two left is half a point each, bob lost.
 
-    Hand computation (all new): alice and carol perform at the average of
-    the others, 1600, so stay at 1600; bob performs 1600 - 400 = 1200.
+    Hand computation (all new): alice and carol tie, perf 1600, new 1600 + 24
+    = 1624; bob loses, perf 1400, new 1424.
     """
     trio.mail("alice@example.org", "race3 challenge alice bob carol")
     race(trio, 101, [("alice", "1"), ("bob", "1"), ("carol", "1"), ("alice", "1")])
@@ -280,7 +298,7 @@ def test_three_player_draw_after_a_resign(trio: Running) -> None:
     out = trio.mail("alice@example.org", "race3 move 101 alice apple1 accept")
     assert {m.subject for m in out} == {"Race to Ten Board 101 Finished"}
     assert "Game over: a draw (draw by agreement)." in out[0].text
-    assert rating_table(trio, "race3") == {"alice": (1600, 1), "bob": (1200, 1), "carol": (1600, 1)}
+    assert rating_table(trio, "race3") == {"alice": (1624, 1), "bob": (1424, 1), "carol": (1624, 1)}
 
 
 def test_ratings_share_the_transaction_of_the_games_end(players: Running) -> None:

@@ -88,7 +88,7 @@ def test_reminders_once_per_period_then_forfeit(players: Running) -> None:
     row = board(players)
     assert row.status == "finished" and row.outcome["winners"] == [0]
     with players.db.transaction() as s:
-        assert {r.user.userid: round(r.rating) for r in s.scalars(select(Rating))} == {"alice": 2000, "bob": 1200}
+        assert {r.user.userid: round(r.rating) for r in s.scalars(select(Rating))} == {"alice": 1824, "bob": 1424}
     # Nothing more to do for a finished board, however often cron runs.
     out, mails = remind(players, days(start, 40))
     assert mails == [] and "checked 0 boards" in out

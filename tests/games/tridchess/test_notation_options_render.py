@@ -59,31 +59,50 @@ def test_position_accepts_any_letter_case_in_squares() -> None:
     assert GAME.position(s) == f"{ST} Kb1W,kc8B w - - 0 10"
 
 
+TWO = f"{ST} Kb1W,kc8B"
+
+
 @pytest.mark.parametrize(
-    ("text", "fragment"),
+    ("text", "reason"),
     [
-        (f"{ST} Kb1W w - - 0 10", "exactly one black king"),
-        ("WQ:QL1,WK:QL1,BQ:QL6,BK:KL6 Kb1W,kc8B w - - 0 10", "same pin"),
-        ("WQ:QL1,WK:KL1,BQ:QL6 Kb1W,kc8B w - - 0 10", "all four"),
-        ("WQ:QL9,WK:KL1,BQ:QL6,BK:KL6 Kb1W,kc8B w - - 0 10", "not a pin"),
-        (f"{ST} Kb1W,kc8B,Pz3QL3i* w - - 0 10", "no attack board stands on QL3i"),
-        (f"{ST} Kb1W,kc8B,Pb8B* w - - 0 10", "already have promoted"),
-        (f"{ST} Kb1W,kc8B,Nb2W* w - - 0 10", "only a pawn"),
-        (f"{ST} Kb1W,kc8B,Pb2W,Pb2W w - - 0 10", "two pieces on b2W"),
-        (f"{ST} Kb1W,kc8B w KK - 0 10", "subset of KQkq"),
-        (f"{ST} Kb1W,kc8B w X - 0 10", "subset of KQkq"),
-        (f"{ST} Kb1W,kc8B x - - 0 10", "w or b"),
-        (f"{ST} Kb1W,kc8B w - c6B 0 10", "en-passant"),
-        (f"{ST} Kb1W,kc8B w - - x 10", "numbers"),
-        (f"{ST} Kb1W,kc8B,Rc6B w - - 0 10", "not to move is in check"),
-        (f"{ST} Kb1W", "7 fields"),
-        (f"{ST} Kb1W,kc9B w - - 0 10", "not a square"),
+        (f"{ST} Kb1W w - - 0 10", "pieces field: there must be exactly one black king"),
+        (f"{ST} Kb1W,Kb2W,kc8B w - - 0 10", "pieces field: there must be exactly one white king"),
+        ("WQ:QL1,WK:QL1,BQ:QL6,BK:KL6 Kb1W,kc8B w - - 0 10",
+         "boards field: two attack boards stand on the same pin"),
+        ("WQ:QL1,WK:KL1,BQ:QL6 Kb1W,kc8B w - - 0 10",
+         "boards field: all four attack boards WQ, WK, BQ, BK must be placed"),
+        ("XQ:QL1,WK:KL1,BQ:QL6,BK:KL6 Kb1W,kc8B w - - 0 10",
+         "boards field: 'XQ:QL1' should look like WQ:QL1"),
+        ("WQ:QL1,WQ:KL1,BQ:QL6,BK:KL6 Kb1W,kc8B w - - 0 10", "boards field: WQ is placed twice"),
+        ("WQ:QL9,WK:KL1,BQ:QL6,BK:KL6 Kb1W,kc8B w - - 0 10",
+         "QL9 is not a pin position: they are QL1..QL6 and KL1..KL6, each also hanging below "
+         "as QL1i..KL6i"),
+        (f"{TWO},Pz3QL3i* w - - 0 10", "z3QL3i does not exist now: no attack board stands on QL3i"),
+        (f"{TWO},Pb8B* w - - 0 10", "pieces field: a pawn on b8B would already have promoted"),
+        (f"{TWO},Nb2W* w - - 0 10", "pieces field: Nb2W*: only a pawn carries the moved mark *"),
+        (f"{TWO},Xb2W w - - 0 10", "pieces field: 'Xb2W' should look like Pb2W or rz9QL6*"),
+        (f"{TWO},Pb2W,Pb2W w - - 0 10", "pieces field: two pieces on b2W"),
+        (f"{TWO},pb1W w - - 0 10", "pieces field: two pieces on b1W"),
+        (f"{TWO} w KK - 0 10", "castling field must be a subset of KQkq or -, not 'KK'"),
+        (f"{TWO} w X - 0 10", "castling field must be a subset of KQkq or -, not 'X'"),
+        (f"{TWO} x - - 0 10", "side to move must be w or b, not 'x'"),
+        (f"{TWO} w - c6B 0 10", "en-passant square c6B must be empty with the pawn that just "
+         "double-stepped right behind it"),
+        (f"{TWO} w - - x 10", "halfmove and fullmove must be numbers"),
+        (f"{TWO} w - - -1 10", "halfmove must be >= 0 and fullmove >= 1"),
+        (f"{TWO} w - - 0 0", "halfmove must be >= 0 and fullmove >= 1"),
+        (f"{TWO},Rc6B w - - 0 10", "the side that is not to move is in check"),
+        (f"{ST} Kb1W", "a position has 7 fields: boards pieces side castling en-passant halfmove "
+         "fullmove (got 2)"),
+        (f"{ST} Kb1W,kc9B w - - 0 10", "c9B is not a square: board B has files a-d and ranks 5-8"),
+        (f"{TWO} w - z5N 0 10", "z5N is not a square: board N has files a-d and ranks 3-6"),
     ],
 )
-def test_bad_position_strings(text: str, fragment: str) -> None:
+def test_bad_position_strings(text: str, reason: str) -> None:
+    """Each refusal's whole reason (case included), after the option's name."""
     with pytest.raises(OptionError) as exc:
         GAME.parse_options([f"-position={text}"])
-    assert fragment.lower() in str(exc.value).lower()
+    assert str(exc.value) == f"-position: {reason}"
 
 
 def test_castling_rights_without_king_and_rook_at_home_are_dropped() -> None:
@@ -192,3 +211,25 @@ def test_a_long_input_is_quoted_cut(move: str, quoted: str) -> None:
 def test_a_long_position_field_is_quoted_cut() -> None:
     with pytest.raises(OptionError, match=r"'Kb1Wxxxxxxxxxxxxxxxxx\.\.\.' should look like"):
         GAME.parse_options([f"-position={ST} Kb1W{'x' * 300},ka8B w - - 0 1"])
+
+
+def test_position_accepts_the_st_shorthand_of_the_spec() -> None:
+    """§9 writes ST for the start boards; -position reads it (any case)."""
+    for boards in ("ST", "st"):
+        opts = GAME.parse_options([f"-position={boards} Kb1W,kc8B w - - 0 10"])
+        assert opts["position"] == "WQ:QL1,WK:KL1,BQ:QL6,BK:KL6 Kb1W,kc8B w - - 0 10"
+
+
+def test_compact_board_fits_78_columns_once_the_game_is_over() -> None:
+    """Issue 18: the footer put Last, Check and the game-over reason on one
+    87-column line; the reason now gets its own line when it does not fit."""
+    s = pos("WQ:QL1,WK:KL1,BQ:QL6,BK:KL6 Kb1W,Nc1W,ka8B w - - 99 60")
+    s = play(s, "Nc1W-b3W")
+    text = GAME.render(s, compact=True)
+    assert max(len(line) for line in text.splitlines()) <= 78
+    assert text.splitlines()[-2:] == [
+        "Last: Nc1W-b3W   Check: no",
+        "Game over: draw: 100 plies without a capture or pawn move.",
+    ]
+    playing = GAME.render(pos(f"{ST} Kb1W,Nc1W,ka8B w - - 0 60"), compact=True)
+    assert playing.splitlines()[-1] == "Last: -   Check: no   White to move."

@@ -9,6 +9,8 @@ columns a-d x 3-4 hold W and N, the columns a-d x 5-6 hold N and B.
 
 from __future__ import annotations
 
+import pytest
+
 from games.tridchess import GAME
 from tests.games.playout import assert_refused
 from tests.games.tridchess.helpers import ST, moves_from, pos
@@ -96,7 +98,7 @@ def test_attack_board_is_a_level_like_any_other() -> None:
 
 def test_refusals_for_piece_moves() -> None:
     s = GAME.start(GAME.parse_options([]), 2)
-    assert_refused(GAME, s, 0, "Nd1W-d3W", "knight cannot go")
+    assert_refused(GAME, s, 0, "Nd1W-d3W", "d3W is not a knight's leap from d1W")
     assert_refused(GAME, s, 0, "Bb1W-d3W", "blocked on c2W")
     assert_refused(GAME, s, 0, "Nb1W-c2W", "holds a bishop, not a knight")
     assert_refused(GAME, s, 0, "Bb1W-c2W", "holds your own pawn")
@@ -115,3 +117,22 @@ def test_move_into_check_is_refused() -> None:
     expected = ["a0QL1", "a1QL1", "a1W", "a2W", "c1W", "c2W"]
     assert moves_from(s, "b1W") == _expect("K", "b1W", expected)
     assert_refused(GAME, s, 0, "Kb1W-b2W", "would put your king in check")
+
+
+@pytest.mark.parametrize(
+    ("move", "why"),
+    [
+        ("Rb2W-c3W", "a rook never moves diagonally"),
+        ("Bc2W-c4W", "a bishop moves only diagonally"),
+        ("Qd2W-b3W", "b3W is not on a line from d2W: a diagonal changes file and rank alike"),
+        ("Rb2W-b6N", "b6N is not on any of the rook's lines from b2W: a line keeps its level"),
+        ("Bc2W-a4N", "a4N is not on any of the bishop's lines from c2W"),
+        ("Nc1W-a3N", "a3N is not a knight's leap from c1W: it leaps two squares"),
+        ("Kb1W-b3W", "b3W is not next to b1W: a king moves one square in any direction"),
+    ],
+)
+def test_a_move_off_the_pieces_pattern_says_why(move: str, why: str) -> None:
+    """Issue 18: not the generic 'a rook cannot go from X to Y' but the rule."""
+    s = pos(f"{ST} Kb1W,Nc1W,Rb2W,Bc2W,Qd2W,ka8B w - - 0 10")
+    text = assert_refused(GAME, s, 0, move, why)
+    assert "cannot go from" not in text and len(text) <= 200

@@ -17,6 +17,13 @@ def start():
     return GAME.start(GAME.parse_options([]), 3)
 
 
+def refused(state, seat: int, move: str) -> str:
+    """The whole reason ``move`` is refused with (case and all)."""
+    with pytest.raises(IllegalMove) as exc:
+        GAME.play(state, seat, move)
+    return str(exc.value)
+
+
 def pieces(state) -> set[str]:
     return {t for t in GAME.position(state).split() if "@" in t}
 
@@ -52,7 +59,9 @@ def test_facing_is_check_for_both_and_must_be_resolved() -> None:
     assert "Blue is in check (from Red)" in text
     # f2 stays on the f-file: only e1 and g1 get out of the facing
     assert GAME.legal_moves(s) == ["Rf1-Re1", "Rf1-Rg1"]
-    assert_refused(GAME, s, RED, "Rf1-Rf2", "facing", "Blue General")
+    assert refused(s, RED, "Rf1-Rf2") == (
+        "Rf1-Rf2 would leave your General facing the Blue General on an open north-south line"
+    )
 
 
 def test_facing_along_the_bent_line() -> None:
@@ -64,7 +73,9 @@ def test_facing_along_the_bent_line() -> None:
 
 def test_move_that_opens_own_facing_is_illegal() -> None:
     s = pos("rK@Rf1 rA@Rf4 bK@Bf1 gK@Gf1 gA@Gf4")
-    assert_refused(GAME, s, RED, "Rf4-Re2", "facing", "Blue")
+    assert refused(s, RED, "Rf4-Re2") == (
+        "Rf4-Re2 would leave your General facing the Blue General on an open north-south line"
+    )
     assert moves_from(s, "Rf4") == []
 
 
@@ -83,7 +94,7 @@ def test_cannot_leave_own_general_in_check() -> None:
     # Blue Rook on Red's f-file above the Guard pins it
     s = base("bR@Rf6")
     assert moves_from(s, "Rf4") == []
-    assert_refused(GAME, s, RED, "Rf4-Re2", "would leave your General in check", "Blue")
+    assert refused(s, RED, "Rf4-Re2") == "Rf4-Re2 would leave your General in check (from Blue)"
 
 
 def test_must_answer_check() -> None:
@@ -310,34 +321,83 @@ def test_resign_as_a_move_word() -> None:
 
 
 # -- refusals --------------------------------------------------------------------------------
+SYNTAX = (
+    "is not a move: write <from>-<to> (or <from>x<to> for a capture) where a point is "
+    "R, B or G (the lattice), a file a-k and a rank, like Rf1 or Bi6, e.g. Rf5-Rf6 or Rc4xBf4"
+)
+POINT = "a point is R, B or G (the lattice), a file a-k and a rank, like Rf1 or Bi6"
+RULE = {
+    "General": "a General moves one orthogonal step and stays in its fortress",
+    "Guard": "a Guard moves one diagonal step and stays in its fortress",
+    "Knight": "a Knight moves one orthogonal step then one diagonal step outward",
+    "Bishop": "a Bishop moves two diagonal steps and stays in its own lattice",
+    "Pawn": "a Pawn steps forward (N, NE, NW) at home and S, SE, SW, E or W across the river",
+}
+
+
+def _cannot(kind: str, a: str, b: str) -> str:
+    return f"a {kind} cannot move from {a} to {b}: {RULE[kind]}"
+
+
 @pytest.mark.parametrize(
-    ("seat", "move", "fragments"),
+    ("seat", "move", "reason"),
     [
-        (RED, "hello", ("not a move", "Rf5-Rf6")),
-        (RED, "Ra1-Ra5", ("Ra5 is not a point", "ranks 1-4")),
-        (RED, "Xa1-Ra2", ("not a point",)),
-        (BLUE, "Ba1-Ba2", ("not your turn", "Red")),
-        (RED, "Rd5-Rd6", ("no piece on Rd5",)),
-        (RED, "Ba1-Ba2", ("Blue's", "not yours")),
-        (RED, "Ra1-Ra3", ("your own Pawn",)),
-        (RED, "Ra1xRa2", ("nothing to capture",)),
-        (RED, "Rf1-Re2", ("General", "orthogonal")),
-        (RED, "Re1-Re2", ("Guard", "diagonal")),
-        (RED, "Rb1-Rb3", ("Knight",)),
-        (RED, "Rf5-Rf9", ("Rook", "blocked")),
-        (RED, "Rd1-Rd3", ("Bishop",)),
+        (RED, "hello", f"'hello' {SYNTAX}"),
+        (RED, "Ra1-Ra5", "Ra5 is not a point: file a has ranks 1-4"),
+        (RED, "Rk9-Rk1", "Rk9 is not a point: file k has ranks 1-4"),
+        (RED, "Xa1-Ra2", f"Xa1 is not a point: {POINT}"),
+        (BLUE, "Ba1-Ba2", "it is not your turn: Red is to move"),
+        (3, "Ra1-Ra2", "there is no seat 3: TriMac has seats 0-2 (Red, Blue, Green)"),
+        (RED, "pass", "you cannot pass: you have a legal move "
+                      "(a pass is only made, automatically, when there is none)"),
+        (RED, "Rd5-Rd6", "there is no piece on Rd5"),
+        (RED, "Ba1-Ba2", "the Rook on Ba1 is Blue's, not yours"),
+        (RED, "Ra1-Ra3", "Ra3 holds your own Pawn"),
+        (RED, "Rf3-Rf4", "Rf4 holds your own Guard"),
+        (RED, "Ra1xRa2", "there is nothing to capture on Ra2: write Ra1-Ra2"),
+        (RED, "Rf1-Re2", _cannot("General", "Rf1", "Re2")),
+        (RED, "Re1-Re2", _cannot("Guard", "Re1", "Re2")),
+        (RED, "Rb1-Rb3", _cannot("Knight", "Rb1", "Rb3")),
+        (RED, "Rf8-Rf9", _cannot("Knight", "Rf8", "Rf9")),
+        (RED, "Rd1-Rd3", _cannot("Bishop", "Rd1", "Rd3")),
+        (RED, "Ra3-Ra2", _cannot("Pawn", "Ra3", "Ra2")),
+        (RED, "Rf5-Rf9", "the Rook on Rf5 is blocked: it cannot jump over pieces to reach Rf9"),
+        (RED, "Rc1-Rc4", "the Cannon on Rc1 is blocked: it cannot jump over pieces to reach Rc4"),
     ],
 )
-def test_refusals(seat: int, move: str, fragments: tuple[str, ...]) -> None:
-    assert_refused(GAME, start(), seat, move, *fragments)
+def test_refusals(seat: int, move: str, reason: str) -> None:
+    """Each refusal's whole reason, as players read it."""
+    assert refused(start(), seat, move) == reason
+
+
+def test_refusals_after_the_game_and_for_an_army_that_is_out() -> None:
+    s = GAME.play(pos(MATE_BLUE), RED, "Bi3-Bf3")
+    for call, reason in (
+        (lambda: GAME.play(s, BLUE, "Bf1-Be1"), "Blue is out of the game"),
+        (lambda: GAME.resign(s, BLUE), "Blue is already out of the game"),
+        (lambda: GAME.play(s, GREEN, "Gf4-Gf3"), _cannot("Guard", "Gf4", "Gf3")),
+    ):
+        with pytest.raises(IllegalMove) as exc:
+            call()
+        assert str(exc.value) == reason
+    won = GAME.play(pos("rK@Rf1 rA@Rf4 gK@Gf1 rR@Ge5 rR@Gg5 rR@Gi3 alive=RG to=R"), RED, "Gi3-Gf3")
+    over = "the game is over (Red wins: Blue resigned, Green was defeated by Red)"
+    for call in (lambda: GAME.play(won, GREEN, "Gf1-Ge1"), lambda: GAME.resign(won, RED)):
+        with pytest.raises(IllegalMove) as exc:
+            call()
+        assert str(exc.value) == over
 
 
 def test_refuse_capturing_a_general() -> None:
-    assert_refused(GAME, base("rR@Bf2"), RED, "Bf2xBf1", "never captured")
+    assert refused(base("rR@Bf2"), RED, "Bf2xBf1") == (
+        "Bf1 holds the Blue General: Generals are never captured, they are checkmated"
+    )
 
 
 def test_refuse_cannon_capture_without_screen() -> None:
-    assert_refused(GAME, base("rC@Rc2 bR@Bi4"), RED, "Rc2xBi4", "Cannon", "exactly one")
+    assert refused(base("rC@Rc2 bR@Bi4"), RED, "Rc2xBi4") == (
+        "a Cannon captures only by jumping exactly one piece (on the line from Rc2 to Bi4)"
+    )
 
 
 def test_notation_is_case_insensitive_and_accepts_check_mark() -> None:

@@ -106,7 +106,8 @@ def test_games_to_the_end_defeats_inheritance_two_player_phase() -> None:
         if out is not None and out.winners:
             winners += 1
             assert len(out.winners) == 1 and len(out.losers) == 2
-    assert defeats >= 6 and winners >= 2 and two_player_turns > 0
+    # a fixed seed: the exact run (8 defeats, 3 games won, 540 two-player turns)
+    assert (defeats, winners, two_player_turns) == (8, 3, 540)
 
 
 def test_replay_of_the_stored_move_list() -> None:
