@@ -174,6 +174,37 @@ def record_move(session: Session, board: Board, seat: int, move: str) -> None:
     session.add(Move(board_id=board.id, ply=board.ply, seat=seat, move=move))
 
 
+def _squash(move: str) -> str:
+    return "".join(move.split()).lower()
+
+
+def canonical_move(game: Game, state: Any, seat: int, move: str, played: Any) -> str:
+    """``move`` as the game spells it (legal_moves' notation), not as typed.
+
+    ``da2-a3`` is stored as ``Da2-a3``: the move list, ``history`` and the
+    replay of a board show one spelling.  The legal move equal to it but
+    for case and spaces is taken; failing that (``Diamond a2-a3``, a letter
+    left out), the legal move that leads to the same position; failing
+    that (a plugin whose legal_moves omits some word), the text as typed.
+    """
+    try:
+        legal = game.legal_moves(state)
+        key = _squash(move)
+        same = [m for m in legal if _squash(m) == key]
+        if len(same) == 1:
+            return same[0]
+        target = game.dump(played)
+        for candidate in legal:
+            try:
+                if game.dump(game.play(state, seat, candidate)) == target:
+                    return candidate
+            except games.GameError:
+                continue
+    except Exception:  # a plugin's trouble here must not cost the move
+        return move
+    return move
+
+
 def player_label(board: Board, game: Game, state: Any, seat: int) -> str:
     names = game.seat_names(state)
     user = seat_users(board)[seat].userid

@@ -267,15 +267,23 @@ def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, co
     )
 
 
-def play_move(ctx: Context, board: Board, game: Game, seat: int, move: str) -> tuple[Any, QueueNotes]:
-    """Play ``move`` for ``seat`` and store it, then what the next players queued."""
-    state = store_move(ctx, board, game, game.load(board.state), seat, move)
-    return apply_queued(ctx, board, game, state)
+def play_move(ctx: Context, board: Board, game: Game, seat: int, move: str) -> tuple[Any, QueueNotes, str]:
+    """Play ``move`` for ``seat`` and store it, then what the next players queued.
+
+    Also returns the move as stored (its canonical spelling), for the headline.
+    """
+    state, text = store_move(ctx, board, game, game.load(board.state), seat, move)
+    state, notes = apply_queued(ctx, board, game, state)
+    return state, notes, text
 
 
-def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, move: str) -> Any:
-    """Play one move on the stored board (IllegalMove changes nothing)."""
+def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, move: str) -> tuple[Any, str]:
+    """Play one move on the stored board (IllegalMove changes nothing).
+
+    Returns the new state and the move as stored (in the game's spelling).
+    """
     new_state = game.play(state, seat, move)
+    move = boards.canonical_move(game, state, seat, move, new_state)
     boards.record_move(ctx.session, board, seat, move)
     pending = dict(board.pending or {})
     pending.pop("vote", None)  # a normal move cancels a pending proposal
@@ -287,7 +295,7 @@ def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, mo
         pending.pop("queue", None)
     board.pending = pending
     boards.apply_state(board, game, new_state)
-    return new_state
+    return new_state, move
 
 
 def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[Any, QueueNotes]:
@@ -322,7 +330,7 @@ def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[An
                              f"move #{board.ply + 1}: it is not played, and it is your move.")
             break
         try:
-            state = store_move(ctx, board, game, state, seat, move)
+            state, move = store_move(ctx, board, game, state, seat, move)
         except GameError as exc:
             private[seat] = f"Your queued move {move} is not legal now ({exc}): it is not played, and it is your move."
             break
@@ -442,7 +450,7 @@ class MoveCommand(BoardCommand):
 
             return vote(ctx, board, game, seat, user, word)
         check_turn(board, game, seat)
-        state, notes = play_move(ctx, board, game, seat, move)
+        state, notes, move = play_move(ctx, board, game, seat, move)
         headline = f"{user.userid} played {move}. {notes.public}".strip()
         return played(ctx, board, game, state, headline, user.userid, seat, notes.private)
 
