@@ -20,7 +20,9 @@
 #      "games.pbm.test lmtp:inet:127.0.0.1:$LMTP_PORT" -> pbmserv serve --lmtp
 #   2. pbmserv -> --relay 127.0.0.1:2525 (Postfix, loopback in mynetworks)
 #      -> virtual(8) delivery into $WORK/mail/<player>/new/
-#   with signup alice, signup bob, interweave challenge alice bob, a move.
+#   with signup alice, signup bob, interweave challenge alice bob, a move;
+#   3. bob's Reply to his board mail, to its Reply-To pbmserv+TOKEN@...
+#      (recipient_delimiter = +), with only his move typed: played.
 set -eu
 
 SMTP_PORT=${SMTP_PORT:-2525}
@@ -202,11 +204,36 @@ fi
 grep -q "550" "$WORK/unknown.log" || { cat "$WORK/unknown.log"; die "no 550 for an unknown address"; }
 echo "    $(grep -o '550.*' "$WORK/unknown.log" | head -1)"
 
-say "the way the reply went (Postfix log):"
-grep -E "status=sent" "$WORK/maillog" | sed -E 's/^.*postfix[^ ]*: //; s/^/    /' | tail -8
+# Reply to play: bob hits Reply on that board mail and types only his move.
+# The reply goes to the mail's Reply-To (pbmserv+TOKEN@games...), through
+# Postfix's recipient_delimiter and transport map, to pbmserv over LMTP.
+BOB_MAIL=$(ls -t "$WORK/mail/bob/new/"* | head -1)
+REPLY_TO=$(python3 -c "import email,sys; print(email.message_from_binary_file(open(sys.argv[1],'rb'))['Reply-To'] or '')" "$BOB_MAIL")
+case "$REPLY_TO" in
+    pbmserv+*@$GAMES_DOMAIN) ;;
+    *) die "bob's board mail has no reply address (Reply-To: '$REPLY_TO')" ;;
+esac
+TOKEN=${REPLY_TO#pbmserv+}; TOKEN=${TOKEN%@*}
+MOVE2=$(python3 -c "import games, sys; g = games.load_game('interweave'); s = g.start(g.parse_options([]), 2)
+s = g.play(s, 0, sys.argv[1]); print(g.legal_moves(s)[0])" "$MOVE")
+MSGID=$(python3 -c "import email,sys; print(email.message_from_binary_file(open(sys.argv[1],'rb'))['Message-ID'])" "$BOB_MAIL")
+say "bob replies to his board mail (To: pbmserv+***@$GAMES_DOMAIN) with just: $MOVE2"
+{ printf '%s\n\nOn a day like this, pbmserv wrote:\n' "$MOVE2"; sed 's/^/> /' "$BOB_MAIL"; } >"$WORK/reply.txt"
+swaks --silent 2 --server 127.0.0.1 --port "$SMTP_PORT" --helo client.pbm.test \
+    --from "bob@$PLAYERS_DOMAIN" --to "$REPLY_TO" --header "Subject: Re: $(subject_of_last bob | sed 's/^Subject: //')" \
+    --header "In-Reply-To: $MSGID" --body "@$WORK/reply.txt" >/dev/null || die "Postfix refused bob's reply"
+wait_mail alice 4
+echo "    alice got: $(subject_of_last alice)"
+grep -q "bob played $MOVE2" $(ls -t "$WORK/mail/alice/new/"* | head -1) || die "bob's reply was not played"
+grep -q "status=sent (250 2.0.0 Message accepted)" "$WORK/maillog" || die "no LMTP delivery in the log"
+
+say "the way the reply went (Postfix log, reply tokens masked):"
+grep -E "status=sent" "$WORK/maillog" | sed -E 's/^.*postfix[^ ]*: //; s/\+[a-z2-7]{20,}@/+***@/g; s/^/    /' | tail -10
 grep -q "relay=127.0.0.1\[127.0.0.1\]:$LMTP_PORT.*status=sent" "$WORK/maillog" || die "no LMTP hand-off to pbmserv in the log"
 grep -q "relay=virtual.*status=sent" "$WORK/maillog" || die "no reply delivered by Postfix in the log"
 say "pbmserv log (one line per command):"
 grep "command from=" "$WORK/pbmserv.log" | sed 's/^/    /'
 if grep -q "apple1\|banana2" "$WORK/pbmserv.log"; then die "a password appears in the pbmserv log"; fi
-echo "OK: Postfix -> LMTP -> pbmserv -> Postfix -> mailbox verified"
+if grep -qi "$TOKEN" "$WORK/pbmserv.log"; then die "a reply token appears in the pbmserv log"; fi
+grep -qi "pbmserv+$TOKEN@$GAMES_DOMAIN.*status=sent" "$WORK/maillog" || die "the reply address did not reach pbmserv"
+echo "OK: Postfix -> LMTP -> pbmserv -> Postfix -> mailbox verified, and a move by reply (pbmserv+TOKEN)"

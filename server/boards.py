@@ -26,6 +26,7 @@ from server.pictures import Picture
 from server.pictures import make as make_picture
 from server.ratings import rate_board
 from server.replies import Mail, board_root
+from server.reply_address import invite
 from server.resources import wrap
 from server.watchers import board_watchers
 
@@ -161,6 +162,7 @@ def finish(board: Board, outcome: Outcome) -> None:
     for key in ("resign", "vote", "queue", "submit"):
         pending.pop(key, None)
     board.pending = pending
+    board.vote_since = None
     session = object_session(board)
     if session is None:
         raise RuntimeError(f"board {board.game} {board.number} finished outside a session: it cannot be rated")
@@ -231,8 +233,19 @@ def status_line(board: Board, game: Game, state: Any) -> str:
     pending = board.pending or {}
     if pending.get("vote"):
         vote = pending["vote"]
-        text += f"\n{vote['by']} proposes {vote['kind']}; waiting for the others to accept or reject."
+        users = seat_users(board)
+        waiting = " and ".join(users[s].userid for s in owing_votes(board)) or "the others"
+        text += f"\n{vote['by']} proposes {vote['kind']}; waiting for {waiting} to accept or reject."
     return text
+
+
+def owing_votes(board: Board) -> list[int]:
+    """Seats that still owe a vote on the pending draw or take-back offer (in seat order)."""
+    current = (board.pending or {}).get("vote")
+    if not current:
+        return []
+    voters = current.get("voters", [s.seat for s in board.seats])
+    return [s for s in voters if s not in current["accepted"]]
 
 
 def move_list(board: Board, moves: list[Move], whole: bool) -> str:
@@ -290,7 +303,9 @@ def web_link(settings: Settings, board: Board, at: int | None = None) -> str | N
 
 
 def picture(settings: Settings, board: Board, game: Game, state: Any, at: int | None = None) -> list[Picture]:
-    """The board's picture for a mail (an empty list where the game draws none)."""
+    """The board's picture for a mail (an empty list where the game draws none, or pictures are off)."""
+    if not settings.pictures:
+        return []
     pic = make_picture(game, state, [u.userid for u in seat_users(board)], f"board-{board.number}",
                        web_link(settings, board, at))
     return [pic] if pic else []
@@ -389,6 +404,7 @@ def announce(
             continue
         note = own_note(board, seat, notes)
         body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment, note)
-        mails.append(Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid],
-                          pictures=pictures if user.pictures else []))
+        mail = Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid],
+                    pictures=pictures if user.pictures else [])
+        mails.append(invite(ctx.session, ctx.settings, mail, user, board) if seat is not None else mail)
     return mails

@@ -135,12 +135,14 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
                    "the same as Postfix's recipient_delimiter.")
 @click.option("--web-url", envvar="PBMSERV_WEB_URL", default=None,
               help="Public base URL of 'pbmserv web'; board mails then link to the board's page.")
+@click.option("--pictures/--no-pictures", envvar="PBMSERV_PICTURES", default=True, show_default=True,
+              help="A picture of the board in board mails (players may still turn theirs off).")
 @click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
 @click.pass_context
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None, listen: str,
          max_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float,
          lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, recipient_delimiter: str,
-         web_url: str | None, verbose: int) -> None:
+         web_url: str | None, pictures: bool, verbose: int) -> None:
     """pbmserv: a play-by-email game server."""
     from server.tokens import RedactFilter
 
@@ -152,7 +154,8 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
                            max_size=max_size, rate_limit=rate_limit, nagtime=nagtime, forfeittime=forfeittime,
                            retry_base=retry_base, lease_seconds=lease_seconds,
                            delivery_lease_seconds=delivery_lease_seconds, busy_timeout=busy_timeout,
-                           recipient_delimiter=recipient_delimiter or "+", web_url=web_url), verbose)
+                           recipient_delimiter=recipient_delimiter or "+", web_url=web_url,
+                           pictures=pictures), verbose)
 
 
 @main.command()

@@ -85,8 +85,10 @@ def web(app, bind: str, workers: int) -> None:  # type: ignore[no-untyped-def]
     """Serve the read-only board pages (behind nginx or Caddy; see deploy/)."""
     import os
 
-    import uvicorn
-
+    try:
+        import uvicorn
+    except ImportError:
+        raise click.ClickException("pbmserv web needs the web extra: pip install 'pbmserv[web]'") from None
     app.db  # noqa: B018 - create and migrate the database first, as serve does
     host, port = parse_hostport(bind, 8080)
     os.environ["PBMSERV_DATABASE_URL"] = app.settings.database_url

@@ -67,6 +67,8 @@ class Settings:
     poll_interval: float = 0.5
     #: Public base URL of the read-only board pages (``pbmserv web``); board mails link there.
     web_url: str | None = None
+    #: Board pictures in mail at all (each user can still turn them off for themselves).
+    pictures: bool = True
     #: Characters that start the tag of a plus-address (``pbmserv+TAG@...``),
     #: as Postfix's ``recipient_delimiter``; reply addresses use the first.
     recipient_delimiter: str = "+"

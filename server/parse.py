@@ -60,6 +60,10 @@ class ParsedMail:
     no_reply_reason: str | None = None
     truncated: bool = False
     problems: list[str] = field(default_factory=list)
+    #: The token of the reply address the mail came to (server.reply_address), if any.
+    reply_token: str | None = None
+    #: Reply mode: the command is the subject, as the body had no line of the player's.
+    from_subject: bool = False
 
 
 def dedupe_key(raw: bytes) -> str:
@@ -307,7 +311,22 @@ def read_message(raw: bytes, problems: list[str]) -> Message:
     return Message()
 
 
-def parse_message(raw: bytes, envelope_from: str, own: set[str], max_commands: int = 50) -> ParsedMail:
+def reply_lines(body: str) -> tuple[str | None, str]:
+    """A reply to play: the first line the player wrote (the command), and the rest (the comment).
+
+    What counts as the player's own text (not quoted, no attribution, no
+    signature) is what :func:`read_comment` keeps, so both paths agree.
+    """
+    lines = read_comment(body).split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return None, ""
+    return lines[first].strip(), "\n".join(lines[first + 1:]).strip("\n")
+
+
+def parse_message(raw: bytes, envelope_from: str, own: set[str], max_commands: int = 50,
+                  reply_token: str | None = None) -> ParsedMail:
+    """What the worker needs of a message; ``reply_token``: it came to a reply address."""
     problems: list[str] = []
     msg = read_message(raw, problems)
     subject = clean_subject(_header(msg, "Subject"))[:MAX_LINE]
@@ -325,9 +344,15 @@ def parse_message(raw: bytes, envelope_from: str, own: set[str], max_commands: i
         reply_to = from_address
     if not mailable(reply_to):
         reply_to = envelope_from.strip("<>") if mailable(envelope_from.strip("<>")) else ""
-    multiple = subject == "" or subject.lower() == "multiple"
+    multiple = not reply_token and (subject == "" or subject.lower() == "multiple")
     truncated = False
-    if multiple:
+    from_subject = False
+    if reply_token:
+        line, comment = reply_lines(body)
+        from_subject = line is None
+        line = subject if line is None else line
+        commands = [line] if line else []
+    elif multiple:
         commands, truncated = read_commands(body, max_commands)
         comment = ""
     else:
@@ -344,6 +369,8 @@ def parse_message(raw: bytes, envelope_from: str, own: set[str], max_commands: i
         no_reply_reason=TOO_MANY_HEADERS if TOO_MANY_HEADERS in problems else no_reply_reason(msg, envelope_from, own),
         truncated=truncated,
         problems=problems,
+        reply_token=reply_token,
+        from_subject=from_subject,
     )
 
 

@@ -39,6 +39,8 @@ class Mail:
     auto_submitted: str = "auto-replied"
     #: Users the mail is for (for the multiple-mode merge and for logs).
     users: list[str] = field(default_factory=list)
+    #: The recipient's personal reply address (server.reply_address), on mail that invites a move.
+    reply_to: str | None = None
     #: Board pictures shown inline in the HTML part (server.pictures).
     pictures: list[Picture] = field(default_factory=list)
 
@@ -53,6 +55,8 @@ def compose(settings: Settings, mail: Mail) -> EmailMessage:
     msg["From"] = f"pbmserv <{settings.address}>"
     msg["To"] = ", ".join(mail.to)
     msg["Subject"] = mail.subject
+    if mail.reply_to:
+        msg["Reply-To"] = mail.reply_to
     msg["Date"] = formatdate(localtime=False)
     msg["Message-ID"] = make_msgid("pbmserv", domain=settings.domain)
     refs = list(mail.references)
@@ -112,6 +116,7 @@ def render(settings: Settings, mail: Mail) -> bytes:
         ("From", f"pbmserv <{settings.address}>"),
         ("To", ", ".join(mail.to)),
         ("Subject", mail.subject),
+        *([("Reply-To", mail.reply_to)] if mail.reply_to else []),
         ("Date", formatdate(localtime=False)),
         ("Message-ID", make_msgid("pbmserv", domain=settings.domain)),
     ]

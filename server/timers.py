@@ -16,6 +16,12 @@ of ``now``, with ``waited`` days on the clock:
   (counted as skipped).
 * A player with the digest setting gets one mail listing all of their due
   boards instead of one per board.
+* A draw or take-back offer waiting for votes (``Board.vote_since``) is
+  timed the same way from when it was made: the players who owe a vote are
+  reminded once per nag period (the count is kept in the offer, under the
+  board's lock), and at the forfeit time their silence counts as accept
+  (``votes.settle_by_silence``).  A voter on vacation is neither reminded
+  nor taken to accept.
 
 The run has two phases: ``plan`` reads every active board in one query (the
 cheap part, so 100,000 boards are checked in about a second), and ``apply``
@@ -44,6 +50,7 @@ from server.config import Settings
 from server.database import Database
 from server.model import Board, Reminder, Seat, User
 from server.replies import Mail, board_root, queue
+from server.reply_address import DIGEST_FOOTER, invite, reply_address
 from server.resources import render_template
 
 log = logging.getLogger("pbmserv.timers")
@@ -101,13 +108,18 @@ class Summary:
     mails: int = 0
     dry_run: bool = False
     listing: list[str] = field(default_factory=list)
+    #: Reminders to players who owe a vote, and offers settled by silence.
+    vote_reminders: int = 0
+    votes_settled: int = 0
 
     def line(self) -> str:
+        votes = (f"; vote reminders {self.vote_reminders}, offers settled by silence {self.votes_settled}"
+                 if self.vote_reminders or self.votes_settled else "")
         if self.dry_run:
             return (f"dry run, nothing sent: checked {self.checked} boards: would be reminded {self.reminded}, "
-                    f"would be forfeited {self.forfeited}, skipped {self.skipped} (vacation)")
+                    f"would be forfeited {self.forfeited}, skipped {self.skipped} (vacation){votes}")
         return (f"checked {self.checked} boards: reminded {self.reminded}, forfeited {self.forfeited}, "
-                f"skipped {self.skipped} (vacation); {self.mails} mails queued")
+                f"skipped {self.skipped} (vacation); {self.mails} mails queued{votes}")
 
 
 def count_active(session: Session) -> int:
@@ -184,7 +196,67 @@ class Reminders:
             self.describe(due, summary)
         else:
             self.apply(due, summary, sending)
+        self.stalled_votes(summary)
         return summary
+
+    # -- offers waiting for votes -------------------------------------------------------
+    def stalled_votes(self, summary: Summary) -> None:
+        with self.db.transaction() as session:
+            ids = list(session.scalars(select(Board.id).where(Board.status == "active", Board.vote_since.is_not(None))
+                                       .order_by(Board.id)))
+        for start in range(0, len(ids), BATCH):
+            batch = ids[start:start + BATCH]
+            self.db.run(lambda s, b=batch: self.apply_votes(s, b, summary))  # type: ignore[misc]
+
+    def apply_votes(self, session: Session, ids: list[int], summary: Summary) -> None:
+        from server.commands.votes import settle_by_silence
+
+        for board in self.locked_boards(session, ids):
+            current = (board.pending or {}).get("vote")
+            if board.status != "active" or not current or board.vote_since is None or not self.installed(board):
+                continue
+            game = self.plugin(board.game)
+            assert game is not None
+            users = boards.seat_users(board)
+            owing = [users[s] for s in boards.owing_votes(board)]
+            kind, period = decide(waited_days(self.now, board.vote_since), board.nagtime, board.forfeittime)
+            if kind == "forfeit" and not any(u.vacation for u in owing):
+                summary.votes_settled += 1
+                summary.listing.append(f"{'would settle' if summary.dry_run else 'settled'} the offer on "
+                                       f"{board.game} {board.number} by silence")
+                if summary.dry_run:
+                    continue
+                for mail in settle_by_silence(self.admin_context(session), board, game):
+                    mail.auto_submitted = "auto-generated"
+                    queue(session, self.settings, mail)
+                    summary.mails += 1
+            elif kind and period > current.get("reminded", 0):
+                due = [u for u in owing if not u.vacation and u.active]
+                summary.vote_reminders += len(due)
+                if summary.dry_run:
+                    continue
+                for user in due:
+                    queue(session, self.settings, self.vote_reminder_mail(session, board, game, user, current))
+                    summary.mails += 1
+                board.pending = {**board.pending, "vote": {**current, "reminded": period}}
+
+    def admin_context(self, session: Session) -> Context:
+        request = Request(words=["remind"], line="pbmserv remind", sender=self.settings.address, admin=True)
+        return Context(session=session, settings=self.settings, request=request, now=self.now)
+
+    def vote_reminder_mail(self, session: Session, board: Board, game: games.Game, user: User, vote: dict) -> Mail:
+        assert board.vote_since is not None
+        when = board.vote_since + timedelta(days=board.forfeittime)
+        text = render_template("vote_reminder.txt", userid=user.userid, title=game.title, number=board.number,
+                               by=vote["by"], kind=vote["kind"], since=f"{board.vote_since:%Y-%m-%d %H:%M} UTC",
+                               game=game.name, when=f"on {when:%Y-%m-%d %H:%M} UTC")
+        seat = boards.seat_of(board, user)
+        shown = boards.board_text(self.settings, board, game, game.load(board.state), boards.moves_of(session, board),
+                                  "", seat, False)
+        return Mail(to=addresses_of(user), subject=f"{game.title} Board {board.number} Reminder",
+                    body=text.rstrip("\n") + "\n\n" + shown,
+                    references=[board_root(self.settings, game.name, board.number)],
+                    auto_submitted="auto-generated", users=[user.userid])
 
     # -- dry run -----------------------------------------------------------------
     def describe(self, due: list[Due], summary: Summary) -> None:
@@ -325,7 +397,7 @@ class Reminders:
                 entries.append((board, period))
         if user is None or not entries:
             return 0
-        queue(session, self.settings, self.digest_mail(user, entries))
+        queue(session, self.settings, self.digest_mail(session, user, entries))
         return len(entries)
 
     # -- what is sent ----------------------------------------------------------------
@@ -333,8 +405,7 @@ class Reminders:
         from server.commands.play import resign_now
 
         days = waited_days(self.now, board.turn_since)
-        request = Request(words=["remind"], line="pbmserv remind", sender=self.settings.address, admin=True)
-        ctx = Context(session=session, settings=self.settings, request=request, now=self.now)
+        ctx = self.admin_context(session)
         seat = board.to_move
         assert seat is not None
         reason = f"{user.userid} forfeited: no move for {days:.0f} days"
@@ -357,22 +428,32 @@ class Reminders:
         state = game.load(board.state)
         moves = boards.moves_of(session, board)
         shown = boards.board_text(self.settings, board, game, state, moves, "", board.to_move, False)
-        return Mail(to=addresses_of(user), subject=f"{game.title} Board {board.number} Reminder",
+        mail = Mail(to=addresses_of(user), subject=f"{game.title} Board {board.number} Reminder",
                     body=text.rstrip("\n") + "\n\n" + shown, references=[board_root(self.settings, game.name,
                                                                                       board.number)],
                     auto_submitted="auto-generated", users=[user.userid],
                     pictures=boards.picture(self.settings, board, game, state) if user.pictures else [])
+        return invite(session, self.settings, mail, user, board)
 
-    def digest_mail(self, user: User, entries: list[tuple[Board, int]]) -> Mail:
+    def digest_mail(self, session: Session, user: User, entries: list[tuple[Board, int]]) -> Mail:
+        """One mail for all of a user's waiting boards; each entry names its own reply address."""
         lines = []
-        for board, _period in sorted(entries, key=lambda e: (e[0].game, e[0].number)):
+        ordered = sorted(entries, key=lambda e: (e[0].game, e[0].number))
+        for board, _period in ordered:
             plugin = self.plugin(board.game)
             title = plugin.title if plugin else board.game
             days = waited_days(self.now, board.turn_since)
             lines.append(f"  {title} Board {board.number}: waiting {days:.0f} days; "
                          f"forfeit {self.forfeit_when(board)}")
+            address = reply_address(session, self.settings, user, board)
+            if address is not None:
+                lines.append(f"    your move, by mail to: {address}")
         n = len(entries)
         text = render_template("reminder_digest.txt", userid=user.userid, count=n,
                                boards="board" if n == 1 else "boards", listing="\n".join(lines))
-        return Mail(to=addresses_of(user), subject=f"pbmserv Reminder: {n} {'board' if n == 1 else 'boards'} "
+        mail = Mail(to=addresses_of(user), subject=f"pbmserv Reminder: {n} {'board' if n == 1 else 'boards'} "
                     "waiting for your move", body=text, auto_submitted="auto-generated", users=[user.userid])
+        if n == 1:
+            return invite(session, self.settings, mail, user, ordered[0][0])
+        mail.body = mail.body.rstrip("\n") + "\n\n" + DIGEST_FOOTER + "\n"
+        return mail

@@ -32,6 +32,7 @@ from server.model import Inbound, utcnow
 from server.parse import ParsedMail, parse_message
 from server.pictures import Picture, wanted_by
 from server.replies import Mail, board_root, queue
+from server.reply_address import REPLY_VERBS, command_for, invite, reply_token
 from server.resources import render_template, wrap
 
 log = logging.getLogger("pbmserv.worker")
@@ -135,23 +136,25 @@ class Worker:
         except Exception:
             self._failed(inbound_id, traceback.format_exc())
 
-    def _load(self, inbound_id: int) -> tuple[bytes, str, int, str, str, bool]:
+    def _load(self, inbound_id: int) -> tuple[bytes, str, int, str, str, bool, list[str]]:
         """The stored message, and whether it re-sends an earlier one (one transaction for both)."""
 
-        def work(session: Session) -> tuple[bytes, str, int, str, str, bool]:
+        def work(session: Session) -> tuple[bytes, str, int, str, str, bool, list[str]]:
             row = session.get(Inbound, inbound_id)
             assert row is not None
             duplicate = row.status == "new" and row.commands_done == 0 and self._is_duplicate(
                 session, inbound_id, row.dedupe_key)
-            return row.raw, row.mail_from, row.commands_done, row.status, row.dedupe_key, duplicate
+            return (row.raw, row.mail_from, row.commands_done, row.status, row.dedupe_key, duplicate,
+                    list(row.rcpt_to or []))
 
         return self.db.run(work)
 
     def _process(self, inbound_id: int) -> None:
-        raw, mail_from, done, status, key, duplicate = self._load(inbound_id)
+        raw, mail_from, done, status, key, duplicate, rcpt_to = self._load(inbound_id)
         if status != "new":
             return
-        parsed = parse_message(raw, mail_from, self.own, self.settings.max_commands)
+        parsed = parse_message(raw, mail_from, self.own, self.settings.max_commands,
+                               reply_token(self.settings, rcpt_to))
         if duplicate:
             self._finish_quietly(inbound_id, "duplicate", f"same message as an earlier one ({key[:80]})")
             return
@@ -222,20 +225,34 @@ class Worker:
 
     def _execute(self, session: Session, parsed: ParsedMail, line: str | None) -> tuple[str, StepResult, Mail | None]:
         """Run one command; returns (masked line, outcome, reply to the sender or None)."""
+        if line is None and parsed.reply_token:
+            line = ""  # command_for says what a reply lacks, once its address is checked
         if line is None:
             reason = "No command found: put one command in the Subject, or one a line in the body with an empty Subject."
             return "", StepResult(False, reason, "pbmserv Error", []), self._error_mail(parsed, "(none)", reason, "pbmserv Error")
         words = canonical_words(line.split())
-        request = Request(words=words, line=line, sender=parsed.reply_to, comment=parsed.comment,
-                          message_id=parsed.message_id, multiple=parsed.multiple)
-        ctx = Context(session=session, settings=self.settings, request=request, now=utcnow())
+        # A reply to play, unless the player typed a whole command (then it is
+        # that command, password and all, as if mailed to the bare address).
+        by_reply = bool(parsed.reply_token) and (describe(words)[0] is None or words[0].lower() in REPLY_VERBS)
+        # Nothing a reply says is quoted before its address is checked: it may hold a password.
+        checked = not by_reply
         try:
             with session.begin_nested():
+                identity, comment = None, parsed.comment
+                if by_reply:  # the same command, proven by the reply address instead of a password
+                    assert parsed.reply_token is not None
+                    reply = command_for(session, parsed.reply_token, line, parsed.from_subject, comment)
+                    words, identity, comment = reply.words, reply.identity, reply.comment
+                    checked = True
+                request = Request(words=words, line=line, sender=parsed.reply_to, comment=comment,
+                                  message_id=parsed.message_id, multiple=parsed.multiple, identity=identity)
+                ctx = Context(session=session, settings=self.settings, request=request, now=utcnow())
                 result = dispatch(ctx, words)
                 sender_copy = self._queue_mails(session, parsed, result)
         except (CommandError, games.GameError) as exc:
             secrets = secret_words(session, words, parsed.reply_to, refused=True)
-            shown, reason = mask_words(words, secrets), scrub(str(exc), secrets)
+            shown = mask_words(words, secrets) if checked else "(a reply to a board mail)"
+            reason = scrub(str(exc), secrets)
             subject, refs = error_subject(words, exc), error_references(self.settings, words, exc)
             return (shown, StepResult(False, reason, subject, refs),
                     self._error_mail(parsed, shown, reason, subject, refs))
@@ -246,6 +263,8 @@ class Worker:
             return shown, outcome, None
         reply = Mail(to=[parsed.reply_to], subject=result.subject, body=result.text,
                      in_reply_to=parsed.message_id or None, references=result.references, pictures=pictures)
+        if result.invite is not None and not parsed.multiple:
+            invite(session, self.settings, reply, *result.invite)
         return shown, outcome, reply
 
     def _queue_mails(self, session: Session, parsed: ParsedMail, result: Result) -> bool:

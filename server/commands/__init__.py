@@ -110,6 +110,7 @@ from server.commands import (  # noqa: E402,F401
     preview,
     queued_moves,
     records,
+    seeks,
     social,
     two_step,
     votes,

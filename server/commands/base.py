@@ -14,12 +14,15 @@ from typing import ClassVar
 
 from sqlalchemy.orm import Session
 
+from server import accounts
 from server.config import Settings
 from server.errors import CommandError
+from server.model import Board, User
 from server.pictures import Picture
 from server.replies import Mail
+from server.reply_address import Identity
 
-__all__ = ["Command", "CommandError", "Context", "Request", "Result", "mask"]
+__all__ = ["Command", "CommandError", "Context", "Request", "Result", "authenticate", "mask"]
 
 
 @dataclass
@@ -34,6 +37,9 @@ class Request:
     multiple: bool = False
     #: True for the admin's own command-line tool (no mail to answer).
     admin: bool = False
+    #: Set when the mail came to a player's reply address: that proves who
+    #: sent it, for that one board, in place of a password.
+    identity: Identity | None = None
 
 
 @dataclass
@@ -47,6 +53,10 @@ class Result:
     #: The text goes to the sender even when one of ``mails`` does too
     #: (signoff: the board mails do not say the account is closed).
     confirm: bool = False
+    #: The sender is this player of this board: their copy of ``text`` gets
+    #: their reply address (``show``).  Set only when ``sender`` is one of the
+    #: player's own addresses, so a token never goes anywhere else.
+    invite: tuple[User, Board] | None = None
     #: Board pictures for the reply to the sender (server.pictures).
     pictures: list[Picture] = field(default_factory=list)
 
@@ -75,6 +85,26 @@ class Command:
     def process(self, ctx: Context, args: list[str]) -> Result:
         raise NotImplementedError
 
+    def password_positions(self, args: list[str]) -> tuple[int, ...]:
+        """Where the passwords are in these arguments (a command with two forms overrides it)."""
+        return self.password_args
+
+
+def authenticate(ctx: Context, userid: str, password: str, board: Board) -> User:
+    """The player of a board command, proven by the password or by the reply address.
+
+    The one place the two proofs meet: a reply's equivalent command holds a
+    placeholder where the password goes, and is good only for the user and
+    the board its reply address names.
+    """
+    identity = ctx.request.identity
+    if identity is None:
+        return accounts.authenticate(ctx.session, userid, password)
+    user = accounts.require_user(ctx.session, userid)
+    if user.id != identity.user_id or board.id != identity.board_id:
+        raise CommandError("A reply address is good only for its own player and board")
+    return user
+
 
 def mask(words: list[str], prefix: int, command: type[Command] | Command | None) -> str:
     """The command as typed, with every password replaced by ********.
@@ -86,7 +116,9 @@ def mask(words: list[str], prefix: int, command: type[Command] | Command | None)
         shown = words[:2] + (["..."] if len(words) > 2 else [])
         return " ".join(shown)
     out = list(words)
-    for index in command.password_args:
+    positions = (command.password_positions(words[prefix:]) if isinstance(command, Command)
+                 else command.password_args)
+    for index in positions:
         if prefix + index < len(out):
             out[prefix + index] = "********"
     return " ".join(out)

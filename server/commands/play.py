@@ -11,10 +11,10 @@ from sqlalchemy import func, select
 from games import Game, GameError, Outcome
 from server import accounts, boards
 from server.commands import policy
-from server.commands.base import CommandError, Context, Result
+from server.commands.base import CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb
 from server.commands.resolve import AmbiguousOption, expand_options
-from server.model import Board, Move, User, utcnow
+from server.model import Board, Move, Seat, User, utcnow
 from server.replies import Mail, board_root
 
 _MOVENO = re.compile(r"^(?P<move>.*?)#(?P<n>\d+)$")
@@ -63,6 +63,8 @@ def join_quoted(tokens: list[str]) -> list[str]:
     return out
 
 
+#: Most boards one ``show USERID`` mails at once.
+SHOW_MAX = 20
 #: The ``--name`` options of a challenge that the server reads (not the game).
 SERVER_OPTIONS = ("nagtime", "forfeittime", "force", "unrated")
 #: Of those, the ones only the admin's ``pbmserv challenge`` may give.
@@ -88,12 +90,17 @@ def check_timers(nagtime: float, forfeittime: float) -> None:
                            "must come before the forfeit, so the nag time must be the shorter")
 
 
-def game_options(game: Game, tokens: list[str]) -> dict[str, Any]:
-    """The game's options from ``-name[=value]`` tokens; names may be shortened (``-siz=3``)."""
+def written_out(game: Game, tokens: list[str]) -> list[str]:
+    """Option tokens with shortened names written out (``-siz=3`` -> ``-size=3``)."""
     try:
-        return game.parse_options(expand_options(tokens, game.option_names))
+        return expand_options(tokens, game.option_names)
     except AmbiguousOption as exc:
         raise CommandError(str(exc), title=game.title) from None
+
+
+def game_options(game: Game, tokens: list[str]) -> dict[str, Any]:
+    """The game's options from ``-name[=value]`` tokens; names may be shortened."""
+    return game.parse_options(written_out(game, tokens))
 
 
 @game_verb
@@ -199,7 +206,7 @@ class BoardCommand(GameCommand):
         if at is not None:
             raise CommandError(f"{args[0]}: name the board without #N here", title=game.title)
         board = boards.find_board(ctx.session, game, number, lock=True)
-        user = accounts.authenticate(ctx.session, args[1], args[2])
+        user = authenticate(ctx, args[1], args[2], board)
         seat = boards.seat_of(board, user)
         if seat is None:
             raise CommandError(f"{user.userid} is not playing on {game.title} Board {number}", board=board, title=game.title)
@@ -287,6 +294,7 @@ def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, mo
     boards.record_move(ctx.session, board, seat, move)
     pending = dict(board.pending or {})
     pending.pop("vote", None)  # a normal move cancels a pending proposal
+    board.vote_since = None
     pending.pop("submit", None)  # a submitted move was for the position before this one
     queued = {k: v for k, v in pending.get("queue", {}).items() if k != str(seat)}
     if queued:
@@ -480,12 +488,18 @@ class Resign(GameCommand):
 @game_verb
 class Show(GameCommand):
     name = "show"
-    argument_description = "BOARD[#N] ..."
-    description = "Mail the board (as it stood after N moves) with its full move list."
+    argument_description = "[board] BOARD[#N] ... | USERID [next|active|all]"
+    description = ("Mail the board (as it stood after N moves) with its full move list; USERID: that user's "
+                   "boards of this game (next: where it is their move; all: finished ones too).")
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        if args and args[0].lower() == "board":
+            args = args[1:]  # "show board 101", as pbmserv's players wrote it
         if not args:
-            raise CommandError(f"Usage: {game.name} show BOARD[#N] ...", title=game.title)
+            raise CommandError(f"Usage: {game.name} show BOARD[#N] ..., or {game.name} show USERID "
+                               "[next|active|all]", title=game.title)
+        if not args[0][:1].isdigit():
+            return self.users_boards(ctx, game, args)
         parts = []
         pictures = []
         board = None
@@ -507,9 +521,42 @@ class Show(GameCommand):
                 pictures += boards.picture(ctx.settings, board, game, state, at)
         assert board is not None
         subject = boards.board_subject(board, game) if len(args) == 1 else f"{game.title} boards"
-        return Result(("\n" + "=" * 72 + "\n\n").join(parts), subject=subject,
-                      references=[board_root(ctx.settings, game.name, board.number)] if len(args) == 1 else [],
-                      pictures=pictures)
+        result = Result(("\n" + "=" * 72 + "\n\n").join(parts), subject=subject,
+                        references=[board_root(ctx.settings, game.name, board.number)] if len(args) == 1 else [],
+                        pictures=pictures)
+        if len(args) == 1 and boards.parse_board_ref(args[0])[1] is None:
+            sender = ctx.request.sender.lower()
+            player = next((u for u in boards.seat_users(board)
+                           if sender in (a.lower() for a in accounts.addresses_of(u))), None)
+            result.invite = (player, board) if player is not None else None
+        return result
+
+
+    def users_boards(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        """``show USERID [next|active|all]``: that user's boards of this game, each as they see it."""
+        which = args[1].lower() if len(args) > 1 else "active"
+        if len(args) > 2 or which not in ("next", "active", "all"):
+            raise CommandError(f"Usage: {game.name} show USERID [next|active|all]", title=game.title)
+        user = accounts.require_user(ctx.session, args[0])
+        query = (select(Board).join(Seat).where(Seat.user_id == user.id, Board.game == game.name)
+                 .order_by(Board.status != "active", Board.number.desc()))
+        if which != "all":
+            query = query.where(Board.status == "active")
+        rows = [b for b in ctx.session.scalars(query.limit(SHOW_MAX + 1))
+                if which != "next" or b.to_move == boards.seat_of(b, user)]
+        subject = f"{game.title} boards of {user.userid}"
+        if not rows:
+            what = {"next": "boards waiting for their move", "active": "active boards", "all": "boards"}[which]
+            return Result(f"{user.userid} has no {game.title} {what}.", subject=subject)
+        parts = []
+        for board in rows[:SHOW_MAX]:
+            state = game.load(board.state)
+            moves = boards.moves_of(ctx.session, board)
+            parts.append(boards.board_text(ctx.settings, board, game, state, moves, f"{game.title} Board {board.number}",
+                                           boards.seat_of(board, user), board.status != "active"))
+        if len(rows) > SHOW_MAX:
+            parts.append(f"Only the first {SHOW_MAX} are shown; '{game.name} games {user.userid} {which}' lists all.")
+        return Result(("\n" + "=" * 72 + "\n\n").join(parts), subject=subject)
 
 
 @game_verb

@@ -68,7 +68,7 @@ class Preview(GameCommand):
             raise CommandError(f"Usage: {game.name} preview BOARD[#N] MOVE ..., or "
                                f"{game.name} preview new [-OPTION ...] MOVE ...", title=game.title)
         if args[0].lower() == "new":
-            return self.new_board(game, args[1:])
+            return self.new_board(ctx, game, args[1:])
         number, at = boards.parse_board_ref(args[0])
         board = boards.find_board(ctx.session, game, number)
         moves = boards.moves_of(ctx.session, board)
@@ -98,7 +98,7 @@ class Preview(GameCommand):
                       references=[board_root(ctx.settings, game.name, number)],
                       pictures=boards.picture(ctx.settings, board, game, state))
 
-    def new_board(self, game: Game, args: list[str]) -> Result:
+    def new_board(self, ctx: Context, game: Game, args: list[str]) -> Result:
         options = game_options(game, [a for a in args if a.startswith("-")])
         wanted = split_moves([a for a in args if not a.startswith("-")])
         state = game.start(options, game.players)
@@ -113,7 +113,7 @@ class Preview(GameCommand):
                 + (": " + ", ".join(done) if done else ", before any move") + ". Nothing is stored.")
         body = "\n\n".join(p for p in (wrap(head), outcome_line(game, state, label),
                                       game.render(state, compact=bool(options.get("compact"))).rstrip("\n")) if p)
-        pic = pictures.make(game, state, None, "preview")
+        pic = pictures.make(game, state, None, "preview") if ctx.settings.pictures else None
         return Result(body + "\n", subject=f"{game.title} Preview", pictures=[pic] if pic else [])
 
 

@@ -9,9 +9,11 @@ from sqlalchemy import select
 
 from games import Game
 from server import accounts, boards, ratings
+from server.commands import policy
 from server.commands.base import CommandError, Context, Result
 from server.commands.registry import GameCommand, game_verb
-from server.model import Board, Rating, Seat
+from server.commands.seeks import open_seeks, seeking
+from server.model import Board, Rating, Seat, User
 
 HISTORY_ROWS = 100
 #: The standings' footnote: server.ratings in three lines, so players can check their numbers.
@@ -64,6 +66,13 @@ class History(GameCommand):
         return Result("\n".join(lines), subject=f"{game.title} history")
 
 
+def limit_shown(ctx: Context, user: User, game: Game) -> str:
+    if not policy.accepts(ctx, user, game):
+        return "rej"
+    limits = [n for n in (policy.limit_of(ctx, user, game), user.board_limit) if n is not None]
+    return str(min(limits)) if limits else "-"
+
+
 @game_verb
 class Standings(GameCommand):
     name = "standings"
@@ -78,14 +87,24 @@ class Standings(GameCommand):
             raise CommandError(f"Usage: {game.name} standings", title=game.title)
         rows = [r for r in ctx.session.scalars(select(Rating).where(Rating.game == game.name)
                                                 .order_by(Rating.rating.desc(), Rating.id)) if r.user.active]
-        if not rows:
+        seekers = seeking(ctx.session, game)
+        rated = {r.user_id for r in rows}
+        # Someone seeking a first game is in the table too: that is who one can play.
+        newcomers = [s.user for s in open_seeks(ctx.session, game) if s.user_id not in rated]
+        if not rows and not newcomers:
             return Result(f"{game.title} standings: no rated games yet; everyone starts at {ratings.START:.0f}.",
                           subject=f"{game.title} standings")
         lines = [f"{game.title} standings:", "",
-                 f"  {'#':>3}  {'Player':<20} {'Rating':>6}  {'Games':>5}  {'W':>4} {'L':>4} {'D':>4}"]
-        for rank, r in enumerate(rows, start=1):
-            mark = " P" if ratings.is_provisional(r.games) else ""
-            lines.append(f"  {rank:>3}  {r.user.userid:<20} {r.rating:>6.0f}  {r.games:>5}  "
-                         f"{r.wins:>4} {r.losses:>4} {r.draws:>4}{mark}")
-        lines += ["", *FORMULA]
+                 f"  {'#':>3}  {'Player':<16} {'Rating':>6}   {'Games':>5} {'W':>4} {'L':>4} {'D':>4}  "
+                 f"{'Act':>3} {'Lim':>3} Seek"]
+        table = [(r.user, r.rating, r.games, r.wins, r.losses, r.draws) for r in rows]
+        table += [(u, ratings.START, 0, 0, 0, 0) for u in newcomers]
+        for rank, (user, rating, played, wins, losses, draws) in enumerate(table, start=1):
+            mark = "P" if ratings.is_provisional(played) else " "
+            seek = "yes" if user.id in seekers else ""
+            lines.append(f"  {rank:>3}  {user.userid:<16} {rating:>6.0f} {mark} {played:>5} {wins:>4} {losses:>4} "
+                         f"{draws:>4}  {policy.active_boards(ctx, user, game):>3} {limit_shown(ctx, user, game):>3} "
+                         f"{seek}".rstrip())
+        lines += ["", "Act: active boards here. Lim: most boards taken at once (rej: refuses challenges).",
+                  "Seek: an open seek ('GAME seeks' lists them).", *FORMULA]
         return Result("\n".join(lines), subject=f"{game.title} standings")

@@ -12,9 +12,9 @@ from sqlalchemy import delete, select
 
 from games import Game
 from server import accounts, boards
-from server.commands.base import Command, CommandError, Context, Result
+from server.commands.base import Command, CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb, general
-from server.model import Board, Subscription, User
+from server.model import Board, GameFollow, Subscription, User
 from server.replies import Mail, board_root
 from server.watchers import board_watchers
 
@@ -42,7 +42,7 @@ def open_board(ctx: Context, game: Game, args: list[str], usage: str) -> tuple[B
     if at is not None:
         raise CommandError(f"{args[0]}: name the board without #N here", title=game.title)
     board = boards.find_board(ctx.session, game, number)
-    user = accounts.authenticate(ctx.session, args[1], args[2])
+    user = authenticate(ctx, args[1], args[2], board)
     return board, user
 
 
@@ -90,14 +90,55 @@ class Chat(GameCommand):
                       subject=subject, mails=mails, references=[root])
 
 
+def whole_game(args: list[str], word: str | None) -> bool:
+    """``USERID PASSWORD all`` (subscribe) / ``USERID PASSWORD`` (notify): the game, not a board."""
+    if word is None:
+        return len(args) == 2
+    return len(args) == 3 and args[2].lower() == word and not args[0].isdigit()
+
+
+GAME_FOLLOW_SAID = {
+    "watch": ("{u} now gets the mail of every new {t} board (as a subscriber). "
+              "'{g} unsubscribe {u} PASSWORD all' stops it.",
+              "{u} already follows every new {t} board."),
+    "notify": ("{u} will be told of the end of every {t} board. The same command again stops it.",
+               "{u} is no longer told of the end of every {t} board."),
+}
+
+
+def follow_game(ctx: Context, game: Game, args: list[str], kind: str) -> Result:
+    """Follow every board of ``game``: "watch" (boards started from now on) or "notify" (a toggle)."""
+    user = accounts.authenticate(ctx.session, args[0], args[1])
+    row = ctx.session.scalars(select(GameFollow).where(GameFollow.game == game.name, GameFollow.user_id == user.id,
+                                                       GameFollow.kind == kind)).first()
+    said, again = GAME_FOLLOW_SAID[kind]
+    words = {"u": user.userid, "t": game.title, "g": game.name}
+    if row is None:
+        ctx.session.add(GameFollow(game=game.name, user_id=user.id, kind=kind, created_at=ctx.now))
+        text = said.format(**words)
+    elif kind == "notify":
+        ctx.session.delete(row)
+        text = again.format(**words)
+    else:
+        raise CommandError(again.format(**words), title=game.title)
+    return Result(text, subject=f"{game.title}: {kind} all boards")
+
+
 class Follow(GameCommand):
-    """Subscribe a user to a board; ``kind`` is "watch" or "notify"."""
+    """Subscribe a user to a board (or the whole game); ``kind`` is "watch" or "notify"."""
 
     kind = "watch"
     subject_word = "subscribed"
     password_args = (2,)
+    #: The word after USERID PASSWORD that means the whole game (None: no board named at all).
+    game_word: str | None = "all"
+
+    def password_positions(self, args: list[str]) -> tuple[int, ...]:
+        return (1,) if whole_game(args, self.game_word) else self.password_args
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        if whole_game(args, self.game_word):
+            return follow_game(ctx, game, args, self.kind)
         board, user = open_board(ctx, game, args, f"{self.name} BOARD USERID PASSWORD")
         check_can_follow(ctx, game, board, user, self.kind)
         ctx.session.add(Subscription(board_id=board.id, user_id=user.id, kind=self.kind))
@@ -111,8 +152,9 @@ class Follow(GameCommand):
 @game_verb
 class Subscribe(Follow):
     name = "subscribe"
-    argument_description = "BOARD USERID PASSWORD"
-    description = "Watch a board: receive every move mail (until 'unsubscribe' or the end)."
+    argument_description = "BOARD USERID PASSWORD | USERID PASSWORD all"
+    description = ("Watch a board: receive every move mail (until 'unsubscribe' or the end); 'all': every "
+                   "board of this game started from now on.")
     kind = "watch"
 
     def confirmation(self, game: Game, number: int, userid: str) -> str:
@@ -123,10 +165,12 @@ class Subscribe(Follow):
 @game_verb
 class Notify(Follow):
     name = "notify"
-    argument_description = "BOARD USERID PASSWORD"
-    description = "Be told (once, with the final board) when the board ends; 'unsubscribe' undoes it."
+    argument_description = "BOARD USERID PASSWORD | USERID PASSWORD"
+    description = ("Be told (once, with the final board) when the board ends; 'unsubscribe' undoes it. "
+                   "With no board: a toggle for the end of every board of this game.")
     kind = "notify"
     subject_word = "notify"
+    game_word = None
 
     def confirmation(self, game: Game, number: int, userid: str) -> str:
         return f"{userid} will be told when {game.title} Board {number} ends."
@@ -136,11 +180,22 @@ class Notify(Follow):
 class Unsubscribe(GameCommand):
     name = "unsubscribe"
     abbrev = 5
-    argument_description = "BOARD USERID PASSWORD"
-    description = "Stop watching a board (and drop a 'notify' on it)."
+    argument_description = "BOARD USERID PASSWORD | USERID PASSWORD all"
+    description = "Stop watching a board (and drop a 'notify' on it); 'all': stop following the whole game."
     password_args = (2,)
 
+    def password_positions(self, args: list[str]) -> tuple[int, ...]:
+        return (1,) if whole_game(args, "all") else self.password_args
+
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        if whole_game(args, "all"):
+            user = accounts.authenticate(ctx.session, args[0], args[1])
+            gone = ctx.session.execute(delete(GameFollow).where(
+                GameFollow.game == game.name, GameFollow.user_id == user.id)).rowcount
+            if not gone:
+                raise CommandError(f"{user.userid} does not follow the whole of {game.title}", title=game.title)
+            return Result(f"{user.userid} no longer follows every {game.title} board.",
+                          subject=f"{game.title}: unsubscribed")
         board, user = open_board(ctx, game, args, "unsubscribe BOARD USERID PASSWORD")
         gone = ctx.session.execute(delete(Subscription).where(
             Subscription.board_id == board.id, Subscription.user_id == user.id)).rowcount

@@ -3,6 +3,12 @@
 All other players still in the game must accept (a seat that resigned from
 a game that plays on has no vote, and loses a draw agreed after it); one
 reject cancels; a normal move cancels a pending offer (see ``play_move``).
+
+An offer that stalls (3-player games especially) is the timers' business,
+as in pbmserv: the board mail names who still owes a vote, ``pbmserv
+remind`` reminds them once per nag period from ``Board.vote_since``, and at
+the board's forfeit time a non-voter's silence counts as accept
+(:func:`settle_by_silence`); everyone is told.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from server import boards
 from server.commands.base import CommandError, Context, Result
 from server.commands.play import played
 from server.model import Board, Move, User
+from server.replies import Mail
 
 KINDS = {"propose": "a draw", "undo": "taking back the last move"}
 
@@ -40,8 +47,10 @@ def vote(ctx: Context, board: Board, game: Game, seat: int, user: User, word: st
             )
         if word == "undo" and board.ply == 0:
             raise CommandError("There is no move to take back yet", board=board, title=game.title)
-        pending["vote"] = {"kind": KINDS[word], "word": word, "by": user.userid, "by_seat": seat, "accepted": [seat]}
+        pending["vote"] = {"kind": KINDS[word], "word": word, "by": user.userid, "by_seat": seat, "accepted": [seat],
+                           "voters": sorted(voters)}
         board.pending = pending
+        board.vote_since = ctx.now
         headline = f"{user.userid} proposes {KINDS[word]}. The other players: send accept or reject."
         return played(ctx, board, game, state, headline, user.userid, seat)
     if not current:
@@ -49,6 +58,7 @@ def vote(ctx: Context, board: Board, game: Game, seat: int, user: User, word: st
     if word == "reject":
         pending.pop("vote")
         board.pending = pending
+        board.vote_since = None
         headline = f"{user.userid} rejects {current['kind']} (proposed by {current['by']})."
         return played(ctx, board, game, state, headline, user.userid, seat)
     if seat in current["accepted"]:
@@ -58,16 +68,34 @@ def vote(ctx: Context, board: Board, game: Game, seat: int, user: User, word: st
         pending["vote"] = current
         board.pending = pending
         return played(ctx, board, game, state, f"{user.userid} accepts {current['kind']}.", user.userid, seat)
-    pending.pop("vote")
+    state = carry(ctx, board, game, current, out)
+    done = "the game is drawn by agreement" if current["word"] == "propose" else "the last move is taken back"
+    return played(ctx, board, game, state, f"{user.userid} accepts: {done}.", user.userid, seat)
+
+
+def carry(ctx: Context, board: Board, game: Game, current: dict, out: set[int]):  # type: ignore[no-untyped-def]
+    """Everyone has accepted: end in a draw or take the move back; the new state."""
+    pending = dict(board.pending or {})
+    pending.pop("vote", None)
     board.pending = pending
+    board.vote_since = None
     if current["word"] == "propose":
         # Those still playing share the draw; a seat that resigned earlier stays lost.
         boards.finish(board, Outcome(winners=(), losers=tuple(sorted(out)), reason="draw by agreement"))
-        headline = f"{user.userid} accepts: the game is drawn by agreement."
-    else:
-        state = take_back(ctx, board, game)
-        headline = f"{user.userid} accepts: the last move is taken back."
-    return played(ctx, board, game, state, headline, user.userid, seat)
+        return game.load(board.state)
+    return take_back(ctx, board, game)
+
+
+def settle_by_silence(ctx: Context, board: Board, game: Game) -> list[Mail]:
+    """The offer has waited the board's forfeit time: silence counts as accept, everyone is told."""
+    current = (board.pending or {})["vote"]
+    users = boards.seat_users(board)
+    silent = " and ".join(users[s].userid for s in boards.owing_votes(board))
+    state = carry(ctx, board, game, current, resigned_seats(ctx, board))
+    done = "the game is drawn by agreement" if current["word"] == "propose" else "the last move is taken back"
+    headline = (f"{silent} did not answer {current['by']}'s offer of {current['kind']} within "
+                f"{board.forfeittime:g} days: silence counts as accept, so {done}.")
+    return boards.announce(ctx, board, game, state, headline)
 
 
 def take_back(ctx: Context, board: Board, game: Game):  # type: ignore[no-untyped-def]

@@ -26,8 +26,8 @@ def mail_text(raw: bytes) -> str:
     return "\n".join(parts) + "\n" + raw.decode("utf-8", "replace")
 
 
-def database_text(db: Database) -> dict[str, str]:
-    """Every column of every table (inbound.raw excepted), outbox mail decoded."""
+def database_text(db: Database, skip: tuple[tuple[str, str], ...] = (("inbound", "raw"),)) -> dict[str, str]:
+    """Every column of every table (but ``skip``: inbound.raw), outbox mail decoded."""
     out: dict[str, str] = {}
     with db.engine.connect() as conn:
         for table in inspect(conn).get_table_names():
@@ -35,7 +35,7 @@ def database_text(db: Database) -> dict[str, str]:
             chunks = []
             for row in rows:
                 for column, value in row.items():
-                    if table == "inbound" and column == "raw":
+                    if (table, column) in skip:
                         continue
                     if isinstance(value, bytes):
                         chunks.append(mail_text(value) if table == "outbox" else value.decode("utf-8", "replace"))
@@ -65,3 +65,41 @@ def argon2_hashes(db: Database) -> list[str]:
 
     with db.transaction() as s:
         return list(s.scalars(select(User.password_hash)))
+
+
+def reply_tokens(messages: list[Received]) -> dict[str, set[str]]:
+    """Every reply token the relay carried (lower-cased), and the recipients it was mailed to."""
+    from server.config import split_tag
+
+    found: dict[str, set[str]] = {}
+    for m in messages:
+        value = m.message["Reply-To"]
+        if value is None:
+            continue
+        tag = split_tag(str(value))[1]
+        if tag:
+            found.setdefault(tag.lower(), set()).update(r.lower() for r in m.rcpt_tos)
+    return found
+
+
+def token_leaks(tokens: dict[str, set[str]], sources: dict[str, str],
+                messages: list[Received]) -> list[tuple[str, str, str]]:
+    """(source, token, context) wherever a token shows up but in its owner's own mail.
+
+    ``sources`` are texts that must hold no token at all (logs, database
+    columns other than the player's own received mail); ``messages`` are the
+    mails at the relay, each of which may hold only its recipient's tokens.
+    """
+    found = []
+    for name, body in sources.items():
+        low = body.lower()
+        for token in tokens:
+            at = low.find(token)
+            if at >= 0:
+                found.append((name, token, body[max(0, at - 120): at + 60]))
+    for m in messages:
+        text = mail_text(m.raw).lower()
+        for token, owners in tokens.items():
+            if token in text and not {r.lower() for r in m.rcpt_tos} <= owners:
+                found.append((f"mail to {m.rcpt_tos}", token, str(m.message["Subject"])))
+    return found

@@ -21,7 +21,14 @@ from server.database import Database
 from server.model import Inbound
 from tests.mailtools import Sink, free_port
 from tests.reliability.audit import wait_settled
-from tests.reliability.secrets_scan import argon2_hashes, database_text, leaks, relay_text
+from tests.reliability.secrets_scan import (
+    argon2_hashes,
+    database_text,
+    leaks,
+    relay_text,
+    reply_tokens,
+    token_leaks,
+)
 from tests.reliability.serverproc import ADDRESS, ServerProcess, run_cli
 
 PASSWORDS = {"alice": "Sekr1tAlice", "bob": "Sekr1tBob", "carol": "Sekr1tCarol", "new": "Sekr1tNewPw",
@@ -136,3 +143,86 @@ def test_overlong_envelope_sender_is_refused_for_good_and_not_logged(db_url: str
         server.stop()
     assert code == 553
     assert PASSWORDS["alice"] not in caplog.text
+
+
+def reply(board_mail, sender: str, typed: str, n: int) -> bytes:  # type: ignore[no-untyped-def]
+    """A plain Reply to a board mail (to its Reply-To), the move typed above the quote."""
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = str(board_mail.message["Reply-To"])
+    msg["Subject"] = "Re: " + board_mail.subject
+    msg["Message-ID"] = f"<token.{n}@clients.test>"
+    msg["In-Reply-To"] = str(board_mail.message["Message-ID"])
+    quoted = "\n".join("> " + line for line in board_mail.text.splitlines())
+    msg.set_content(f"{typed}\n\nOn Wednesday, pbmserv wrote:\n{quoted}\n")
+    return msg.as_bytes(policy=SMTP_POLICY)
+
+
+def test_no_reply_token_anywhere_but_its_owners_mail(tmp_path, sink: Sink, procs: list[ServerProcess]) -> None:
+    """Reply tokens (issue 15) under the same grep as passwords, with ``serve -vv``.
+
+    At -vv aiosmtpd logs the SMTP dialogue, RCPT TO:<pbmserv+TOKEN@...>
+    included: the log filter must mask it.  A token may be in its owner's
+    own mail and in what the player sent us (``inbound.raw`` and the
+    envelope ``inbound.rcpt_to``); nowhere else: not in a log line, not in
+    a reply to anyone else, not in any other column.
+    """
+    url = f"sqlite:///{tmp_path / 'tokens.db'}"
+    server = ServerProcess(url, free_port(), sink.port, tmp_path / "serve.log", "-v")  # -vv
+    procs.append(server)
+    server.start()
+    db = Database(url)
+    alice, bob = "alice@example.org", "bob@example.org"
+
+    def send(sender: str, raw: bytes, to: str = ADDRESS) -> None:
+        with smtplib.SMTP("127.0.0.1", server.port, timeout=30) as smtp:
+            smtp.sendmail(sender, [to], raw)
+        wait_settled(db)
+
+    def board_mail(to: str):  # type: ignore[no-untyped-def]
+        return [m for m in sink.messages if to in m.rcpt_tos and m.message["Reply-To"] is not None][-1]
+
+    try:
+        for n, (sender, subject) in enumerate([(alice, "signup alice Sekr1tAlice"), (bob, "signup bob Sekr1tBob"),
+                                               (alice, "tictactoe challenge alice bob")]):
+            send(sender, mail(sender, subject, n=n))
+        first = board_mail(alice)
+        send(alice, reply(first, alice, "a1", 1), str(first.message["Reply-To"]))              # played
+        send(bob, reply(board_mail(bob), bob, "zz9", 2), str(board_mail(bob).message["Reply-To"]))  # illegal
+        send(alice, reply(first, alice, "b2", 3), str(first.message["Reply-To"]))              # stale, not turn
+        token = str(first.message["Reply-To"])
+        send(alice, reply(first, alice, "b2", 4), token.replace("+", "+x", 1))                 # tampered
+        send(bob, reply(board_mail(bob), bob, "chat hi alice", 5), str(board_mail(bob).message["Reply-To"]))
+        send(bob, reply(board_mail(bob), bob, "b1", 6), str(board_mail(bob).message["Reply-To"]))
+        send(alice, mail(alice, "change password alice Sekr1tAlice Sekr1tNewPw", n=7))
+        send(alice, reply(board_mail(alice), alice, "c3", 8), str(board_mail(alice).message["Reply-To"]))  # revoked
+        send(bob, mail(bob, "tictactoe show 101", n=9))
+    finally:
+        server.stop()
+    rotate = run_cli(url, "secret", "rotate")
+    assert rotate.returncode == 0, rotate.stderr.decode()
+    # The same through `pbmserv process`, the recipient from the MTA's environment.
+    last = board_mail(bob)
+    done = run_cli(url, "process", "--sender", bob, "--recipient", str(last.message["Reply-To"]),
+                   stdin=reply(last, bob, "c1", 10), relay_port=sink.port)
+    assert done.returncode == 0, done.stderr.decode()
+
+    with db.transaction() as s:
+        results = [r for row in s.scalars(select(Inbound).order_by(Inbound.id)) for r in row.results]
+    texts = " | ".join(r["text"] for r in results)
+    for expected in ("alice played a1", "not a square", "board is at move #2", "not valid", "chat",
+                     "bob played b1", "no longer works"):
+        assert expected in texts, expected  # the script did what it says
+    assert "no longer works" in results[-1]["text"]  # rotated: bob's last address is revoked too
+
+    tokens = reply_tokens(sink.messages)
+    assert len(tokens) >= 6, tokens
+    # The player's own message as it came, envelope included, is where a token may be.
+    own_mail = (("inbound", "raw"), ("inbound", "rcpt_to"))
+    sources = {name: body for name, body in database_text(db, own_mail).items() if name != "outbox"}
+    sources["serve stderr"] = server.log()
+    sources["process output"] = done.stdout.decode() + done.stderr.decode() + rotate.stdout.decode()
+    assert "RCPT" in sources["serve stderr"].upper() and "pbmserv+***@" in sources["serve stderr"]  # -vv, masked
+    found = token_leaks(tokens, sources, sink.messages)
+    assert not found, "\n".join(f"{src}: {tok!r} in ...{ctx!r}..." for src, tok, ctx in found)
+    db.dispose()

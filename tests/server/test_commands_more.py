@@ -284,7 +284,9 @@ def test_history_standings_and_help(players: Running) -> None:
     assert "alice" in players.mail("dave@example.org", "tictactoe history bob")[0].text
     table = players.mail("dave@example.org", "tictactoe ratings")[0].text
     rows = [line.split() for line in table.splitlines() if line.strip()[:1].isdigit()]
-    assert rows == [["1", "alice", "1824", "1", "1", "0", "0", "P"], ["2", "bob", "1424", "1", "0", "1", "0", "P"]]
+    # rank, player, rating, provisional, games, W, L, D, active boards, limit (no seeks: column empty)
+    assert rows == [["1", "alice", "1824", "P", "1", "1", "0", "0", "0", "-"],
+                    ["2", "bob", "1424", "P", "1", "0", "1", "0", "0", "-"]]
     # help commands lists every command, built from the command classes.
     text = players.mail("dave@example.org", "help commands")[0].text
     # Names are shown as chall[enge] (the part one must type); read them whole here.

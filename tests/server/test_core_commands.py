@@ -14,7 +14,7 @@ def test_help_topics(running: Running) -> None:
     assert general.subject == "pbmserv help" and "signup USERID PASSWORD" in general.text
     commands = running.mail("zed@example.org", "help commands")[0].text
     for usage in ("signu[p] USERID PASSWORD [ADDRESS ...]", "GAME mov[e]|board|mvoe BOARD USERID PASSWORD MOVE[#N]",
-                  "GAME chall[enge] USER1 USER2 [USER3]", "GAME sho[w] BOARD[#N]", "all show USERID [next|active]"):
+                  "GAME chall[enge] USER1 USER2 [USER3]", "GAME sho[w] [board] BOARD[#N]", "all show USERID [next|active]"):
         assert usage in commands
     listing = running.mail("zed@example.org", "help games")[0].text
     for word in ("warpandweft", "interweave", "weavedungeon", "trimac", "tridchess", "tictactoe"):

@@ -12,9 +12,11 @@ from datetime import timedelta
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
+import games
 from server.cli import main
-from server.model import Board, Rating, Subscription, User
+from server.model import Board, Rating, Seek, Subscription, User
 from tests.server.conftest import ADDRESS, Running
+from tests.server.test_ratings import Race
 
 
 def flat(text: str) -> str:
@@ -182,3 +184,139 @@ def test_what_a_board_mail_tells(sqlite_players: Running) -> None:
     out = p.mail("alice@example.org", "tictactoe move 102 alice apple1 b2")
     assert "Timing:" not in out[0].text
     assert "Reminders after 7 days without a move" in p.mail("dave@example.org", "tictactoe show 102")[0].text
+
+
+def seeks_of(running: Running) -> list[tuple[str, str, list]]:
+    with running.db.transaction() as s:
+        return [(k.game, k.user.userid, k.tokens) for k in s.scalars(select(Seek).order_by(Seek.id))]
+
+
+def test_two_seeks_meet(players: Running) -> None:
+    p = players
+    for name, pw in (("carol", "cherry3"), ("dave", "damson4"), ("erin", "elder5"), ("frank", "fig6")):
+        p.mail(f"{name}@example.org", f"signup {name} {pw}")
+    out = p.mail("alice@example.org", "tictactoe seek alice apple1 -comp")
+    assert [m.rcpt_tos for m in out] == [["alice@example.org"]]
+    assert "alice's seek for Tic-Tac-Toe -compact is open" in flat(out[0].text)
+    listing = p.mail("zed@example.org", "tictactoe seeks")[0].text
+    assert any(line.split()[:3] == ["alice", "1600", "P"] and line.endswith("-compact") for line in listing.splitlines())
+    table = p.mail("zed@example.org", "tictactoe standings")[0].text
+    assert ["1", "alice", "1600", "P", "0", "0", "0", "0", "0", "-", "yes"] in [line.split() for line in
+                                                                               table.splitlines()]
+    out = p.mail("bob@example.org", "tictactoe seek bob banana2 -swap")  # compatible: different options
+    assert sorted(m.rcpt_tos[0] for m in out) == ["alice@example.org", "bob@example.org"]
+    assert {m.subject for m in out} == {"New Tic-Tac-Toe Board 101 alice"}
+    assert ("Seeks met: alice and bob start Tic-Tac-Toe Board 101; alice (the earliest seek) moves first."
+            in flat(out[0].text))
+    assert boards(p) == [("tictactoe", 101, {"compact": True, "swap": True}, 7.0, 21.0)]
+    assert seeks_of(p) == []
+    # Incompatible wishes wait side by side; "off" withdraws.
+    p.mail("carol@example.org", "warpandweft seek carol cherry3 -size=3")
+    p.mail("dave@example.org", "warpandweft seek dave damson4 -siz=5")
+    assert seeks_of(p) == [("warpandweft", "carol", ["-size=3"]), ("warpandweft", "dave", ["-size=5"])]
+    out = p.mail("dave@example.org", "warpandweft seek dave damson4 off")
+    assert "dave's Warp and Weft seek is withdrawn." in out[0].text
+    assert seeks_of(p) == [("warpandweft", "carol", ["-size=3"])]
+    # Seeks respect the challenge policy: no seek against one's own reject or limit ...
+    p.mail("bob@example.org", "tictactoe reject bob banana2")
+    with p.db.transaction() as s:
+        before = s.scalar(select(func.count()).select_from(Seek))
+    refused(p, "bob@example.org", "tictactoe seek bob banana2",
+            "No seek entered: bob does not accept Tic-Tac-Toe challenges")
+    # ... and an open seek whose owner has reached a limit since is passed over.
+    p.mail("erin@example.org", "tictactoe seek erin elder5")
+    p.mail("erin@example.org", "tictactoe limit erin elder5 0")
+    out = p.mail("frank@example.org", "tictactoe seek frank fig6")
+    assert [m.rcpt_tos for m in out] == [["frank@example.org"]] and "is open" in out[0].text
+    with p.db.transaction() as s:
+        assert s.scalar(select(func.count()).select_from(Seek)) == before + 2
+
+
+def test_following_a_game(sqlite_players: Running) -> None:
+    p = sqlite_players
+    p.mail("carol@example.org", "signup carol cherry3")
+    p.mail("dave@example.org", "signup dave damson4")
+    out = p.mail("carol@example.org", "tictactoe sub carol cherry3 all")
+    assert "carol now gets the mail of every new Tic-Tac-Toe board" in flat(out[0].text)
+    out = p.mail("dave@example.org", "tictactoe notify dave damson4")
+    assert "dave will be told of the end of every Tic-Tac-Toe board" in flat(out[0].text)
+    bad = p.mail("carol@example.org", "tictactoe subscribe carol wrongpw all")[0].text
+    assert "tictactoe subscribe carol ******** all" in bad and "wrongpw" not in bad
+    out = p.mail("alice@example.org", "tictactoe challenge alice bob")
+    assert sorted(m.rcpt_tos[0] for m in out) == ["alice@example.org", "bob@example.org", "carol@example.org"]
+    out = p.mail("alice@example.org", "tictactoe move 101 alice apple1 b2")
+    assert "carol@example.org" in [m.rcpt_tos[0] for m in out]
+    assert "Subscribers: carol" in out[0].text and "Notifiers: dave" in out[0].text
+    # show USERID [next|active|all] and show board N
+    mine = p.mail("zed@example.org", "tictactoe show bob next")
+    assert mine[0].subject == "Tic-Tac-Toe boards of bob" and "Tic-Tac-Toe Board 101" in mine[0].text
+    assert "alice has no Tic-Tac-Toe boards waiting for their move." in p.mail("zed@example.org",
+                                                                                "tictactoe show alice next")[0].text
+    assert p.mail("zed@example.org", "tictactoe show board 101")[0].subject == "Tic-Tac-Toe Board 101 bob"
+    out = p.mail("carol@example.org", "tictactoe unsub carol cherry3 all")
+    assert "carol no longer follows every Tic-Tac-Toe board." in out[0].text
+    for who, pw, move in [("bob", "banana2", "a1"), ("alice", "apple1", "b1"), ("bob", "banana2", "c1")]:
+        assert "carol@example.org" not in [m.rcpt_tos[0] for m in p.mail(f"{who}@example.org",
+                                                                          f"tictactoe move 101 {who} {pw} {move}")]
+    end = p.mail("alice@example.org", "tictactoe move 101 alice apple1 b3")
+    assert sorted(m.rcpt_tos[0] for m in end) == ["alice@example.org", "bob@example.org", "dave@example.org"]
+    assert "alice" in p.mail("zed@example.org", "tictactoe show alice all")[0].text
+    assert "no longer told" in p.mail("dave@example.org", "tictactoe notify dave damson4")[0].text
+
+
+def test_stalled_votes(sqlite_players: Running) -> None:
+    p = sqlite_players
+    games.register(Race())
+    try:
+        p.mail("carol@example.org", "signup carol carolpw1")
+        p.mail("alice@example.org", "race3 challenge alice bob carol --nagtime=2 --forfeittime=5")
+        p.mail("alice@example.org", "race3 move 101 alice apple1 1")
+        out = p.mail("bob@example.org", "race3 move 101 bob banana2 propose")
+        assert "bob proposes a draw; waiting for alice and carol to accept or reject." in out[0].text
+        out = p.mail("alice@example.org", "race3 move 101 alice apple1 accept")
+        assert "bob proposes a draw; waiting for carol to accept or reject." in out[0].text
+        p.mail("bob@example.org", "vacation bob banana2 on")  # bob, to move, is not forfeited meanwhile
+        with p.db.transaction() as s:
+            since = s.scalars(select(Board.vote_since)).one()
+
+        def remind(days: float) -> tuple[str, list]:
+            before = len(p.sink.messages)
+            output = admin(p, "remind", "--now", (since + timedelta(days=days)).isoformat())
+            return output, p.sink.messages[before:]
+
+        output, mails = remind(2.5)
+        assert "vote reminders 1" in output
+        assert [(m.rcpt_tos, m.subject) for m in mails] == [(["carol@example.org"], "Race to Ten Board 101 Reminder")]
+        assert "your vote is still missing" in mails[0].text and "race3 move 101 carol PASSWORD accept" in mails[0].text
+        assert remind(3.9)[1] == []  # once per nag period
+        output, mails = remind(5.5)
+        assert "offers settled by silence 1" in output
+        assert sorted(m.rcpt_tos[0] for m in mails) == ["alice@example.org", "bob@example.org", "carol@example.org"]
+        assert {m.subject for m in mails} == {"Race to Ten Board 101 Finished"}
+        assert ("carol did not answer bob's offer of a draw within 5 days: silence counts as accept, so the game "
+                "is drawn by agreement.") in flat(mails[0].text)
+        with p.db.transaction() as s:
+            board = s.scalars(select(Board)).one()
+            assert (board.status, board.vote_since, board.outcome["winners"]) == ("finished", None, [])
+    finally:
+        games.unregister("race3")
+
+
+def test_help_commands_lists_every_new_form(sqlite_players: Running) -> None:
+    text = sqlite_players.mail("zed@example.org", "help commands")[0].text
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 78
+    flat_text = flat(text)
+    for form in ("GAME chall[enge] USER1", "--force", "--unrated", "GAME prev[iew] BOARD",
+                 "GAME sub[scribe] BOARD USERID PASSWORD | USERID PASSWORD all",
+                 "GAME unsub[scribe] BOARD USERID PASSWORD | USERID PASSWORD all",
+                 "GAME stand[ings]|ratings", "GAME que[ue]|qmove|moveq|qboard|boardq BOARD",
+                 "GAME seek USERID PASSWORD [-OPTION[=VALUE] ...] | USERID PASSWORD off", "GAME seeks",
+                 "GAME not[ify] BOARD USERID PASSWORD | USERID PASSWORD",
+                 "GAME sho[w] [board] BOARD[#N] ... | USERID [next|active|all]",
+                 "GAME acc[ept] USERID PASSWORD", "GAME rej[ect] USERID PASSWORD",
+                 "GAME lim[it] USERID PASSWORD [N|none]"):
+        assert form in flat_text, form
+    # The plain (account-wide) forms are general commands.
+    for form in ("  lim[it] USERID PASSWORD [N|none]", "  acc[ept] USERID PASSWORD", "  rej[ect] USERID PASSWORD"):
+        assert form in lines, form

@@ -104,7 +104,12 @@ def test_corpus_mail_through_the_listener(server: Running, name: str) -> None:
     text = text.replace("\r\n", "\n")
     if case.comment:
         # The comment, wrapped to the mail's width: the same words in the same order.
-        block = text.split("alice writes:\n", 1)[1]
+        lines = []
+        for line in text.split("alice writes:\n", 1)[1].split("\n"):
+            if line and not line.startswith("  "):
+                break  # the comment block ends at the first line not indented under it
+            lines.append(line)
+        block = "\n".join(lines)
         assert block.split() == case.comment.split()
         assert all(len(line) <= 78 and line.startswith("  ") for line in block.splitlines() if line)
     else:

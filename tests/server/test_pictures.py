@@ -112,3 +112,46 @@ def test_web_url_links_the_board_page(players: Running) -> None:
     _, html = picture_of(new[0].message)
     assert '<a href="https://boards.example.org/interweave/101"><img' in html
     assert all(len(line) <= 78 for line in new[0].text.splitlines() if "On the web" in line)
+
+
+def test_reminder_carries_the_picture(players: Running) -> None:
+    from datetime import timedelta
+
+    from tests.server.test_timers import remind, turn_since
+
+    players.mail("alice@example.org", "weavedungeon challenge alice bob")
+    players.mail("alice@example.org", "weavedungeon move 101 alice apple1 Dc2-c3")
+    since = turn_since(players, game="weavedungeon")
+    _, mails = remind(players, since + timedelta(days=7.5))
+    (reminder,) = mails
+    assert reminder.subject == "Weave & Dungeon Board 101 Reminder"
+    png, html = picture_of(reminder.message)
+    assert "Black (bob) to move" in html
+
+
+def test_cli_draw_writes_png_and_svg_and_user_pictures_switches(players: Running, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from server.cli import main
+
+    players.mail("alice@example.org", "tridchess challenge alice bob")
+    players.mail("alice@example.org", "tridchess move 101 alice apple1 b2W-b4W")
+    url = players.server.settings.database_url
+    runner = CliRunner()
+    out = runner.invoke(main, ["--database-url", url, "draw", "tridchess", "101#1", "--out", str(tmp_path / "b.png")])
+    assert out.exit_code == 0, out.output
+    image = Image.open(tmp_path / "b.png")
+    assert image.format == "PNG" and image.width >= 320
+    out = runner.invoke(main, ["--database-url", url, "draw", "warpandweft", "new", "--option", "-size=2",
+                               "--moves", "C1 A1", "--out", str(tmp_path / "w.svg")])
+    assert out.exit_code == 0, out.output
+    svg = (tmp_path / "w.svg").read_text()
+    assert svg.startswith("<svg") and 'class="last" data-at="A1"' in svg
+    bad = runner.invoke(main, ["--database-url", url, "draw", "tridchess", "101#5", "--out", str(tmp_path / "x.png")])
+    assert bad.exit_code != 0 and "only 1 moves" in bad.output and not (tmp_path / "x.png").exists()
+    off = runner.invoke(main, ["--database-url", url, "user", "pictures", "bob", "off"])
+    assert off.exit_code == 0 and "bob: pictures off" in off.output
+    moved = players.mail("bob@example.org", "tridchess move 101 bob banana2 b7B-b5B")
+    by_user = {m.rcpt_tos[0]: m.message for m in moved}
+    assert "image/png" not in parts(by_user["bob@example.org"])
+    picture_of(by_user["alice@example.org"])

@@ -155,3 +155,37 @@ def test_redact_masks_tokens_in_text_and_in_log_records(db: Database, caplog) ->
     record = logging.LogRecord("x", logging.INFO, __file__, 1, "to %s", (f"pbmserv+{token}@g.test",), None)
     handler.filter(record)
     assert record.getMessage() == "to pbmserv+***@g.test"
+
+
+def test_two_processes_making_the_secret_at_once_agree(postgres_url: str) -> None:
+    """PostgreSQL: the second INSERT waits for the first, fails in its savepoint, reads the winner's."""
+    import threading
+
+    a, b = Database(postgres_url), Database(postgres_url)
+    a.upgrade()
+    made = threading.Event()
+    release = threading.Event()
+    tokens_made: dict[str, str] = {}
+
+    def first() -> None:
+        with a.transaction() as s:
+            tokens_made["a"] = tokens.issue(s, "reply", (1, 2, 3), "h")
+            made.set()
+            release.wait(10)
+
+    def second() -> None:
+        made.wait(10)
+        with b.transaction() as s:
+            tokens_made["b"] = tokens.issue(s, "reply", (1, 2, 3), "h")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    threads[1].join(0.5)
+    assert threads[1].is_alive()  # waiting on the uncommitted secret
+    release.set()
+    for t in threads:
+        t.join(10)
+    assert tokens_made["a"] == tokens_made["b"]
+    a.dispose()
+    b.dispose()
