@@ -273,8 +273,8 @@ class Worker:
         copy = False
         for mail in result.mails:
             if sender in (a.lower() for a in mail.to):
-                if parsed.multiple and mail.body.strip() in result.text:
-                    continue  # the combined reply carries it (a challenge's board it does not)
+                if parsed.multiple:
+                    continue  # the combined reply carries it
                 copy = copy or not result.confirm
                 mail.in_reply_to = parsed.message_id or None
             queue(session, self.settings, mail)

@@ -164,8 +164,11 @@ class Challenge(GameCommand):
         challenger = challenger_name(ctx)
         headline = f"{challenger} started {game.title} Board {board.number}: " + " vs ".join(u.userid for u in users) + "."
         mails = boards.announce(ctx, board, game, state, headline, new=True, comment_by=challenger, comment=ctx.request.comment)
+        # A challenger who plays gets their board as the answer, so a 'multiple'
+        # mail's combined reply carries it too (it once held the headline alone).
+        own = next((m.body for m in mails if challenger in m.users), headline)
         return Result(
-            headline,
+            own,
             subject=boards.board_subject(board, game, new=True, comment=ctx.request.comment),
             mails=mails,
             references=[board_root(ctx.settings, game.name, board.number)],

@@ -37,9 +37,12 @@ def test_resign_decline_and_signoff_carry_the_comment(sqlite_players: Running) -
 
 def test_challenge_in_multiple_mode_gives_the_challenger_the_board(sqlite_players: Running) -> None:
     mails = sqlite_players.mail("alice@example.org", "multiple", "tictactoe challenge alice bob\nhelp games\n")
-    boards = [m for m in _to(mails, "alice") if m.subject.startswith("New ")]
-    assert len(boards) == 1 and "Players: alice" in _text(boards[0])
-    assert any(m.subject == "pbmserv results" for m in _to(mails, "alice"))
+    [combined] = _to(mails, "alice")
+    text = _text(combined)
+    assert combined.subject == "pbmserv results"
+    assert "Players: alice (X), bob (O)" in text and "a   b   c" in text  # the board itself
+    [to_bob] = _to(mails, "bob")
+    assert to_bob.subject.startswith("New Tic-Tac-Toe Board 101")
 
 
 def test_error_mail_about_a_board_threads_with_it(sqlite_players: Running) -> None:
