@@ -20,55 +20,55 @@ from dataclasses import dataclass, field
 Point = tuple[float, float]
 
 
+@dataclass(frozen=True, kw_only=True)
+class Tagged:
+    """What every shape may say about itself: ``role`` (what it shows) and ``at`` (the square)."""
+
+    role: str = ""
+    at: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Painted(Tagged):
+    """A closed shape: its fill and outline (``None``: none)."""
+
+    fill: str | None = None
+    stroke: str | None = None
+    width: float = 1.0
+
+
 @dataclass(frozen=True)
-class Rect:
+class Rect(Painted):
     x: float
     y: float
     w: float
     h: float
-    fill: str | None = None
-    stroke: str | None = None
-    width: float = 1.0
-    role: str = ""
-    at: str = ""
 
 
 @dataclass(frozen=True)
-class Circle:
+class Circle(Painted):
     cx: float
     cy: float
     r: float
-    fill: str | None = None
-    stroke: str | None = None
-    width: float = 1.0
-    role: str = ""
-    at: str = ""
 
 
 @dataclass(frozen=True)
-class Polygon:
+class Polygon(Painted):
     points: tuple[Point, ...]
-    fill: str | None = None
-    stroke: str | None = None
-    width: float = 1.0
-    role: str = ""
-    at: str = ""
 
 
 @dataclass(frozen=True)
-class Line:
+class Line(Tagged):
     x1: float
     y1: float
     x2: float
     y2: float
     stroke: str = "#000000"
     width: float = 1.0
-    role: str = ""
-    at: str = ""
 
 
 @dataclass(frozen=True)
-class Text:
+class Text(Tagged):
     """Text centred vertically on ``y``; ``anchor`` is start, middle or end (SVG's words)."""
 
     x: float
@@ -77,8 +77,6 @@ class Text:
     size: float = 12.0
     fill: str = "#000000"
     anchor: str = "middle"
-    role: str = ""
-    at: str = ""
 
 
 Shape = Rect | Circle | Polygon | Line | Text
@@ -96,6 +94,14 @@ class Drawing:
     title: str = ""
     background: str = "#ffffff"
     shapes: list[Shape] = field(default_factory=list)
+    #: The first ``base_count`` shapes depend on ``base_key`` alone (the board's
+    #: geometry, never the position): a renderer may paint them once and reuse them.
+    base_key: str = ""
+    base_count: int = 0
+
+    def mark_base(self, key: str) -> None:
+        """Everything added so far is the same for every position of ``key``."""
+        self.base_key, self.base_count = key, len(self.shapes)
 
     def add(self, *shapes: Shape) -> None:
         self.shapes.extend(shapes)

@@ -18,7 +18,7 @@ from functools import cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from games.drawing import Circle, Drawing, Line, Polygon, Rect, Text
+from games.drawing import Circle, Drawing, Line, Polygon, Rect, Shape, Text
 
 SUPERSAMPLE = 2
 COLOURS = 96
@@ -30,9 +30,32 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size)
 
 
+#: Painted fixed parts of boards (see Drawing.base_key); a handful of geometries.
+_BASES: dict[tuple[str, int, int, str], Image.Image] = {}
+
+
 def to_png(drawing: Drawing) -> bytes:
+    size, shapes = (drawing.width, drawing.height), drawing.shapes
+    if not drawing.base_key:
+        return _encode(_paint(size, drawing.background, shapes))
+    # The board's fixed part (TriMac: 800 lines, points and labels) is painted once.
+    key = (drawing.base_key, *size, drawing.background)
+    if key not in _BASES:
+        _BASES[key] = _paint(size, drawing.background, shapes[: drawing.base_count])
+    img = _BASES[key].copy()
+    _draw(img, shapes[drawing.base_count:])
+    return _encode(img)
+
+
+def _paint(size: tuple[int, int], background: str, shapes: list[Shape]) -> Image.Image:
+    """The shapes at SUPERSAMPLE times the size, in RGB."""
+    img = Image.new("RGB", (size[0] * SUPERSAMPLE, size[1] * SUPERSAMPLE), background)
+    _draw(img, shapes)
+    return img
+
+
+def _draw(img: Image.Image, shapes: list[Shape]) -> None:
     k = SUPERSAMPLE
-    img = Image.new("RGB", (drawing.width * k, drawing.height * k), drawing.background)
     pen = ImageDraw.Draw(img)
 
     def px(v: float) -> float:
@@ -41,7 +64,7 @@ def to_png(drawing: Drawing) -> bytes:
     def line_width(w: float) -> int:
         return max(1, round(w * k))
 
-    for s in drawing.shapes:
+    for s in shapes:
         if isinstance(s, Rect):
             pen.rectangle([px(s.x), px(s.y), px(s.x + s.w) - 1, px(s.y + s.h) - 1], fill=s.fill,
                           outline=s.stroke, width=line_width(s.width) if s.stroke else 0)
@@ -56,7 +79,10 @@ def to_png(drawing: Drawing) -> bytes:
         elif isinstance(s, Text):
             pen.text((px(s.x), px(s.y)), s.text, fill=s.fill, font=_font(round(s.size * k)),
                      anchor=_ANCHOR.get(s.anchor, "mm"))
-    img = img.reduce(k)
+
+
+def _encode(img: Image.Image) -> bytes:
+    img = img.reduce(SUPERSAMPLE)
     # The palette comes from a half-size copy (4x less work; flat colours and
     # their edges survive), by octree, which keeps rare colours such as the
     # gold last-move ring that median cut merges away; mapping the picture

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from games.contract import Game, IllegalMove, OptionError, Outcome, split_option
+from games.contract import Game, IllegalMove, OptionError, Outcome, clip_input, split_option
 from games.interweave.board import SIDE_NAMES
 from games.interweave.moves import legal_turn_texts
 from games.interweave.notation import NotationError, parse_turn
@@ -130,7 +130,9 @@ class Interweave(Game):
             elif name == "fifty" and value is not None and value.lower() in ("on", "off"):
                 opts["fifty"] = value.lower() == "on"
             else:
-                raise OptionError(f"{token!r} is not an Interweave option; {OPTIONS_HELP}")
+                raise OptionError(
+                    f"{clip_input(token)!r} is not an Interweave option; {OPTIONS_HELP}"
+                )
         return opts
 
     def start(self, options: dict[str, Any], players: int) -> State:

@@ -35,8 +35,11 @@ def _reserve(counts: tuple[int, ...], white: bool) -> str:
 def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -> Drawing:
     pos = state.pos
     side = CELL * 8
-    d = Drawing(width=X0 * 2 + side, height=Y0 + side + 80,
-                title=f"Interweave board: {caption(game, state, players)}")
+    d = Drawing(
+        width=X0 * 2 + side,
+        height=Y0 + side + 80,
+        title=f"Interweave board: {caption(game, state, players)}",
+    )
     d.add(Text(d.width / 2, 18, caption(game, state, players), size=16, role="status"))
     marked = set(last_squares(state.last))
     for s, name in enumerate(NAMES):
@@ -44,16 +47,49 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
         x, y = X0 + f * CELL, Y0 + (7 - r) * CELL
         d.add(Rect(x, y, CELL, CELL, fill=DARK_SQ if DARK[s] else LIGHT, role="square", at=name))
         if name in marked:
-            d.add(Rect(x + 2, y + 2, CELL - 4, CELL - 4, stroke=HIGHLIGHT, width=4, role="last", at=name))
+            d.add(
+                Rect(
+                    x + 2,
+                    y + 2,
+                    CELL - 4,
+                    CELL - 4,
+                    stroke=HIGHLIGHT,
+                    width=4,
+                    role="last",
+                    at=name,
+                )
+            )
         piece = pos.board[s]
         if piece != EMPTY:
-            d.extend(token(x + CELL / 2, y + CELL / 2, CELL * 0.36, piece.upper(), piece.islower(), at=name))
+            d.extend(
+                token(
+                    x + CELL / 2, y + CELL / 2, CELL * 0.36, piece.upper(), piece.islower(), at=name
+                )
+            )
     d.add(Rect(X0, Y0, side, side, stroke="#333333", width=1.5))
     grid_labels(d, X0, Y0, CELL, FILES, 8)
     foot = Y0 + side + 34
-    d.add(Text(X0, foot, f"Reserves: White {_reserve(pos.reserves[0], True)};"
-                         f" Black {_reserve(pos.reserves[1], False)}", size=13, anchor="start", role="reserves"))
+    d.add(
+        Text(
+            X0,
+            foot,
+            f"Reserves: White {_reserve(pos.reserves[0], True)};"
+            f" Black {_reserve(pos.reserves[1], False)}",
+            size=13,
+            anchor="start",
+            role="reserves",
+        )
+    )
     last = f"Last turn: {state.last}" if state.last else "No turn played yet"
-    d.add(Text(X0, foot + 22, last + "   K King  S Smasher  L Leaper  R Remover  P Pawn",
-               size=12, anchor="start", fill="#444444", role="legend"))
+    d.add(
+        Text(
+            X0,
+            foot + 22,
+            last + "   K King  S Smasher  L Leaper  R Remover  P Pawn",
+            size=12,
+            anchor="start",
+            fill="#444444",
+            role="legend",
+        )
+    )
     return d

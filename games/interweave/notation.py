@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from games.contract import clip_input
 from games.interweave.board import SQUARE_OF
 
 _TURN = re.compile(r"^([kslrp])?([a-h][1-8])((?:[-x*][a-h][1-8](?:=[slr])?(?:\{[^{}]*\})?)+)$")
@@ -47,21 +48,21 @@ def parse_turn(text: str) -> ParsedTurn:
     raw = "".join(text.split()).lower()
     m = _TURN.match(raw)
     if not m:
-        raise NotationError(f"Cannot read {text.strip()!r}: {SYNTAX_HELP}")
+        raise NotationError(f"Cannot read {clip_input(text)!r}: {SYNTAX_HELP}")
     piece = m.group(1).upper() if m.group(1) else None
     steps = []
     captured: set[int] | None = None
     for sm in _STEP.finditer(m.group(3)):
         sep, sq, promo, lst = sm.groups()
         if sep == "*" and promo:
-            raise NotationError(f"Cannot read {text.strip()!r}: a '*' capture cannot promote")
+            raise NotationError(f"Cannot read {clip_input(text)!r}: a '*' capture cannot promote")
         steps.append(ParsedStep(sep == "*", SQUARE_OF[sq], (promo or "").upper(), sep))
         if lst is not None:
             captured = set() if captured is None else captured
             for name in filter(None, (x.strip() for x in lst.split(","))):
                 if not _SQ.match(name):
                     raise NotationError(
-                        f"Cannot read {text.strip()!r}: {name!r} in the captured list is not a square"
+                        f"Cannot read {clip_input(text)!r}: {clip_input(name)!r} in the captured list is not a square"
                     )
                 captured.add(SQUARE_OF[name])
     return ParsedTurn(

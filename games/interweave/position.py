@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from games.contract import clip_input
 from games.interweave.board import (
     BLACK,
     EMPTY,
@@ -104,7 +105,7 @@ def parse_fen(text: str, stored: bool = False) -> Position:
         )
     board = _parse_placement(fields[0], stored)
     if fields[1] not in ("w", "b"):
-        raise PositionError(f"the side to move must be w or b, not {fields[1]!r}")
+        raise PositionError(f"the side to move must be w or b, not {clip_input(fields[1])!r}")
     side = WHITE if fields[1] == "w" else BLACK
     reserves = _parse_reserves(fields[3])
     halfmove, fullmove = 0, 1
@@ -176,7 +177,7 @@ def _parse_ep(text: str, board: list[str], side: int) -> tuple[int, int] | None:
     parts = text.split(":")
     if len(parts) != 2 or parts[0] not in SQUARE_OF or parts[1] not in SQUARE_OF:
         raise PositionError(
-            f"the en-passant field must be - or passed:victim (e.g. c3:d4), not {text!r}"
+            f"the en-passant field must be - or passed:victim (e.g. c3:d4), not {clip_input(text)!r}"
         )
     m, v = SQUARE_OF[parts[0]], SQUARE_OF[parts[1]]
     mover = 1 - side  # the side that made the double step

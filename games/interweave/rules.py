@@ -257,6 +257,17 @@ def explain(
     if DARK[ps.square] != DARK[cur]:
         return f"The {name} on {at} cannot land on {t}: it is not on its own colour"
     if board[ps.square] != EMPTY:
+        # "Occupied" is the reason only if the piece could get there were the
+        # square empty, or on an empty board; else say why it is out of reach.
+        emptied = list(board)
+        emptied[ps.square] = EMPTY
+        alone = [EMPTY] * len(board)
+        alone[cur] = board[cur]
+        reach = piece_steps(emptied, cur, ep, (1, 1, 1), False)
+        reach += piece_steps(alone, cur, None, (1, 1, 1), False)
+        if not any(st.target == ps.square for st in reach):
+            why = _why(emptied, cur, ps.square, kind, side)
+            return f"The {name} on {at} cannot move to {t}: {why}"
         return (
             f"The {name} on {at} cannot land on {t}: the square is occupied "
             f"(pieces never capture by landing on a piece)"

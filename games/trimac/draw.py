@@ -52,7 +52,6 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
         return screen(geo.LATTICE_OF[p], *geo.XY[p])
 
     d = Drawing(width=width, height=int(cy - low * UNIT + 60), title=f"TriMac 3 Friends board: {text}")
-    d.add(Text(width / 2, 18, text, size=16, role="status"))
     # the river: one thick pale band per arm, from the centre out past the last join
     arms: dict[tuple[int, int], list[tuple[float, float]]] = {}
     for p, q in geo.joins():
@@ -74,6 +73,18 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
                 same = geo.LATTICE_OF[q] == geo.LATTICE_OF[p]
                 d.add(Line(*at(p), *at(q), stroke="#9a9a9a" if same else "#7fb3d5", width=1 if same else 1.4,
                            role="line" if same else "join"))
+    # coordinates: files behind each back edge, ranks beside each f-file
+    for lat in range(3):
+        for xi in range(-5, 6):
+            lx, ly = screen(lat, xi, abs(xi) - 1.25)
+            d.add(Text(lx, ly, geo.FILES[xi + 5], size=11, fill="#555555", role="label"))
+        for rank in range(1, 10):
+            lx, ly = screen(lat, 0.56, 2 * (rank - 1))
+            d.add(Text(lx, ly, str(rank), size=9, fill="#8a8a8a", role="label"))
+        bx, by = screen(lat, 0, -3.2)
+        d.add(Text(bx, by, geo.SEAT_NAMES[lat], size=13, fill=ARMY[lat], role="label"))
+    d.mark_base("trimac")
+    d.add(Text(width / 2, 18, text, size=16, role="status"))
     marked: set[int] = set()
     if state.history:
         for name in _POINT.findall(state.history[-1][1]):
@@ -91,16 +102,6 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
                   Text(x, y + 0.5, KINDS[c & 7], size=UNIT * 0.42, fill="#ffffff", role="piece-letter", at=name))
         else:
             d.add(Circle(x, y, 2.6, fill="#666666", role="point", at=name))
-    # coordinates: files behind each back edge, ranks beside each f-file
-    for lat in range(3):
-        for xi in range(-5, 6):
-            lx, ly = screen(lat, xi, abs(xi) - 1.25)
-            d.add(Text(lx, ly, geo.FILES[xi + 5], size=11, fill="#555555", role="label"))
-        for rank in range(1, 10):
-            lx, ly = screen(lat, 0.56, 2 * (rank - 1))
-            d.add(Text(lx, ly, str(rank), size=9, fill="#8a8a8a", role="label"))
-        bx, by = screen(lat, 0, -3.2)
-        d.add(Text(bx, by, geo.SEAT_NAMES[lat], size=13, fill=ARMY[lat], role="label"))
     foot = d.height - 46
     alive = ", ".join(geo.SEAT_NAMES[s] for s in state.alive) or "none"
     last = state.history[-1] if state.history else None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.contract import Game, OptionError, Outcome, split_option
+from games.contract import Game, OptionError, Outcome, clip_input, split_option
 from games.warpweft import rules
 from games.warpweft.geometry import PATCH, SIZES
 from games.warpweft.help import HELP
@@ -60,12 +60,14 @@ class WarpAndWeft(Game):
                     raise OptionError(f"-size needs a number from 2 to 6, e.g. -size=5; {_VALID}")
                 size = int(value)
                 if size not in SIZES:
-                    raise OptionError(f"-size={value} is out of range: sizes run from 2 to 6")
+                    raise OptionError(
+                        f"-size={clip_input(value)} is out of range: sizes run from 2 to 6"
+                    )
                 continue
             if value is not None:
                 if name in ("compact", *_PRIMARY_WORDS):
-                    raise OptionError(f"-{name} takes no value (got -{name}={value})")
-                raise OptionError(f"unknown option {token!r}; {_VALID}")
+                    raise OptionError(f"-{name} takes no value (got {clip_input(token)})")
+                raise OptionError(f"unknown option {clip_input(token)!r}; {_VALID}")
             if name == "compact":
                 compact = True
             elif name in _PRIMARY_WORDS:
@@ -77,7 +79,7 @@ class WarpAndWeft(Game):
                     )
                 primary = chosen
             else:
-                raise OptionError(f"unknown option {token!r}; {_VALID}")
+                raise OptionError(f"unknown option {clip_input(token)!r}; {_VALID}")
         return {"size": size, "primary": primary or "thread", "compact": compact}
 
     def start(self, options: dict[str, Any], players: int) -> State:
@@ -123,6 +125,7 @@ class WarpAndWeft(Game):
         The standard form of sizes 5 and 6 is 91 and 107 columns wide, as on
         pbmserv; the help says so and points to -compact.
         """
+
         def who(seat_no: int) -> str:
             """The userid where the server gave it, else "player N"."""
             if players and seat_no < len(players):

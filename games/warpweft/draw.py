@@ -37,8 +37,12 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
 
     grid = cell * (span + 2)
     text = caption(game, state, players)
-    d = Drawing(width=x0 * 2 + grid, height=y0 + grid + 90, title=f"Warp and Weft board: {text}",
-                background="#ebe8e1")
+    d = Drawing(
+        width=x0 * 2 + grid,
+        height=y0 + grid + 90,
+        title=f"Warp and Weft board: {text}",
+        background="#ebe8e1",
+    )
     d.add(Text(d.width / 2, 18, text, size=16, role="status"))
 
     def region(x: int, y: int) -> int:
@@ -58,11 +62,29 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
         mx, my = sx(cx) + cell / 2, sy(cy) + cell / 2
         if owner == FREE and kind != PATCH:
             if kind == WARP:
-                d.add(Line(mx, my - cell * 1.3, mx, my + cell * 1.3, stroke=THREAD_LINE[kind], width=2))
+                d.add(
+                    Line(
+                        mx, my - cell * 1.3, mx, my + cell * 1.3, stroke=THREAD_LINE[kind], width=2
+                    )
+                )
             else:
-                d.add(Line(mx - cell * 1.3, my, mx + cell * 1.3, my, stroke=THREAD_LINE[kind], width=2))
+                d.add(
+                    Line(
+                        mx - cell * 1.3, my, mx + cell * 1.3, my, stroke=THREAD_LINE[kind], width=2
+                    )
+                )
         elif owner != FREE:
-            d.add(Text(mx, my, SIDE_MARKS[owner], size=cell * 0.6, fill="#ffffff", role="mark", at=geo.names[rid]))
+            d.add(
+                Text(
+                    mx,
+                    my,
+                    SIDE_MARKS[owner],
+                    size=cell * 0.6,
+                    fill="#ffffff",
+                    role="mark",
+                    at=geo.names[rid],
+                )
+            )
     # borders wherever two squares belong to different regions
     for x in range(-1, span + 1):
         for y in range(-1, span + 1):
@@ -70,7 +92,11 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
             if here != region(x + 1, y) and (here != OUT or region(x + 1, y) != OUT):
                 d.add(Line(sx(x + 1), sy(y), sx(x + 1), sy(y) + cell, stroke="#555555", width=1.2))
             if here != region(x, y - 1) and (here != OUT or region(x, y - 1) != OUT):
-                d.add(Line(sx(x), sy(y) + cell, sx(x) + cell, sy(y) + cell, stroke="#555555", width=1.2))
+                d.add(
+                    Line(
+                        sx(x), sy(y) + cell, sx(x) + cell, sy(y) + cell, stroke="#555555", width=1.2
+                    )
+                )
             if x == -1 and here != OUT:
                 d.add(Line(sx(x), sy(y), sx(x), sy(y) + cell, stroke="#555555", width=1.2))
             if y == span and here != OUT:
@@ -82,29 +108,83 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
         for (x, y), r in geo.squares.items():
             if r != rid:
                 continue
-            for (nx, ny), line in (((x - 1, y), (sx(x), sy(y), sx(x), sy(y) + cell)),
-                                   ((x + 1, y), (sx(x) + cell, sy(y), sx(x) + cell, sy(y) + cell)),
-                                   ((x, y + 1), (sx(x), sy(y), sx(x) + cell, sy(y))),
-                                   ((x, y - 1), (sx(x), sy(y) + cell, sx(x) + cell, sy(y) + cell))):
+            for (nx, ny), line in (
+                ((x - 1, y), (sx(x), sy(y), sx(x), sy(y) + cell)),
+                ((x + 1, y), (sx(x) + cell, sy(y), sx(x) + cell, sy(y) + cell)),
+                ((x, y + 1), (sx(x), sy(y), sx(x) + cell, sy(y))),
+                ((x, y - 1), (sx(x), sy(y) + cell, sx(x) + cell, sy(y) + cell)),
+            ):
                 if region(nx, ny) != rid:
                     d.add(Line(*line, stroke=HIGHLIGHT, width=4, role="last", at=last))
     size = 12 if cell >= 22 else 10
     for x in range(span):
-        d.add(Text(sx(x) + cell / 2, y0 + grid + size, column_letter(x), size=size, fill="#333333", role="label"),
-              Text(sx(x) + cell / 2, y0 - size, column_letter(x), size=size, fill="#333333", role="label"))
+        d.add(
+            Text(
+                sx(x) + cell / 2,
+                y0 + grid + size,
+                column_letter(x),
+                size=size,
+                fill="#333333",
+                role="label",
+            ),
+            Text(
+                sx(x) + cell / 2,
+                y0 - size,
+                column_letter(x),
+                size=size,
+                fill="#333333",
+                role="label",
+            ),
+        )
     for y in range(span):
-        d.add(Text(x0 - 4, sy(y) + cell / 2, str(y + 1), size=size, fill="#333333", anchor="end", role="label"),
-              Text(x0 + grid + 4, sy(y) + cell / 2, str(y + 1), size=size, fill="#333333", anchor="start",
-                   role="label"))
+        d.add(
+            Text(
+                x0 - 4,
+                sy(y) + cell / 2,
+                str(y + 1),
+                size=size,
+                fill="#333333",
+                anchor="end",
+                role="label",
+            ),
+            Text(
+                x0 + grid + 4,
+                sy(y) + cell / 2,
+                str(y + 1),
+                size=size,
+                fill="#333333",
+                anchor="start",
+                role="label",
+            ),
+        )
     foot = y0 + grid + 36
     for side in (0, 1):
         who = players[state.seat_of(side)] if players and state.seat_of(side) < len(players) else ""
         mode = "Threading" if state.states[side] == THREADING else "Patching"
-        d.add(Rect(x0, foot + side * 22 - 7, 14, 14, fill=OWNER_FILL[side]),
-              Text(x0 + 22, foot + side * 22, f"{SIDE_NAMES[side]} ({SIDE_MARKS[side]}, {EDGES[side]})"
-                   f"{': ' + who if who else ''}, {mode}", size=13, anchor="start", role="side"))
+        d.add(
+            Rect(x0, foot + side * 22 - 7, 14, 14, fill=OWNER_FILL[side]),
+            Text(
+                x0 + 22,
+                foot + side * 22,
+                f"{SIDE_NAMES[side]} ({SIDE_MARKS[side]}, {EDGES[side]})"
+                f"{': ' + who if who else ''}, {mode}",
+                size=13,
+                anchor="start",
+                role="side",
+            ),
+        )
     primary = "Patch-Primary" if state.patch_primary else "Thread-Primary"
-    d.add(Text(x0, foot + 46, f"{primary}, size {state.size}" + (", sides swapped" if state.swapped else "")
-               + (f"; last move {state.history[-1]}" if state.history else ""),
-               size=12, anchor="start", fill="#444444", role="legend"))
+    d.add(
+        Text(
+            x0,
+            foot + 46,
+            f"{primary}, size {state.size}"
+            + (", sides swapped" if state.swapped else "")
+            + (f"; last move {state.history[-1]}" if state.history else ""),
+            size=12,
+            anchor="start",
+            fill="#444444",
+            role="legend",
+        )
+    )
     return d

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from games.contract import IllegalMove
+from games.contract import IllegalMove, clip_input
 from games.warpweft.geometry import KIND_NAMES, Geometry
 
 THREADING = "threads"
@@ -54,7 +54,7 @@ def parse_move(geo: Geometry, text: str) -> Move:
     m = _COORD.match(word)
     if not m:
         raise IllegalMove(
-            f"{word!r} is not a Warp and Weft move: give a coordinate such as "
+            f"{clip_input(word)!r} is not a Warp and Weft move: give a coordinate such as "
             f"C3, or 'threads', 'patches' or 'swap'"
         )
     x = ord(m.group(1).upper()) - ord("A")
@@ -62,7 +62,8 @@ def parse_move(geo: Geometry, text: str) -> Move:
     name = f"{m.group(1).upper()}{int(m.group(2))}"
     if not geo.in_board(x, y):
         raise IllegalMove(
-            f"{name} is off the board: columns run A-{geo.last_letter} and rows 1-{geo.span}"
+            f"{clip_input(name)} is off the board: columns run A-{geo.last_letter} "
+            f"and rows 1-{geo.span}"
         )
     if name in geo.arms:
         centre = geo.arms[name]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.contract import Game, IllegalMove, OptionError, Outcome, split_option
+from games.contract import Game, IllegalMove, OptionError, Outcome, clip_input, split_option
 from games.weavedungeon import geometry as g
 from games.weavedungeon.explain import why_illegal
 from games.weavedungeon.moves import (
@@ -162,7 +162,7 @@ class WeaveDungeon(Game):
                     raise OptionError(f"bad -position: {exc}") from None
                 options["position"] = pos.fen()
             else:
-                raise OptionError(f"unknown option -{name}; {OPTIONS_TEXT}")
+                raise OptionError(f"unknown option -{clip_input(name)}; {OPTIONS_TEXT}")
         return options
 
     def start(self, options: dict[str, Any], players: int) -> Position:

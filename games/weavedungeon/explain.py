@@ -73,7 +73,12 @@ def why_illegal(pos: Position, mv: ParsedMove) -> str:
     if x == y:
         return "a move must go to another square"
     target = board[y]
+    temps = [tm for tm in TEMPLATES[pc][x] if tm.dest == y]
     if target and target >> 3 == me:
+        # Name the own piece only where the move could otherwise land: Ke1xe2
+        # fails because a Star never moves within its own segment.
+        if not temps:
+            return _unreachable(pos, label, t, x, y)
         return f"{g.name(y)} holds your own {PIECE_NAMES[target & 7]}"
     if mv.rescue:
         rescued = TYPE_OF_LETTER[mv.rescue]
@@ -88,7 +93,6 @@ def why_illegal(pos: Position, mv: ParsedMove) -> str:
             )
         if not pos.pools[me][POOL_TYPES.index(rescued)]:
             return f"you have no captured {PIECE_NAMES[rescued]} to rescue"
-    temps = [tm for tm in TEMPLATES[pc][x] if tm.dest == y]
     if target and target & 7 == STAR and temps:
         return f"the Star can never be captured ({label} lands on {COLOUR_NAMES[1 - me]}'s Star)"
     if temps:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from games.contract import GameError
+from games.contract import GameError, clip_input
 from games.weavedungeon import geometry as g
 from games.weavedungeon.moves import (
     BLACK,
@@ -68,20 +68,20 @@ class ParsedMove:
 def parse_move(text: str) -> ParsedMove:
     m = _MOVE.match(text.strip())
     if not m:
-        raise NotationError(f"{text.strip()!r} is not a move: {MOVE_SYNTAX}")
+        raise NotationError(f"{clip_input(text)!r} is not a move: {MOVE_SYNTAX}")
     letter = rescue = None
     if m.group("piece"):
         letter = PIECE_WORDS.get(m.group("piece").lower())
         if letter is None:
             raise NotationError(
-                f"{m.group('piece')!r} is not a piece: use K (Star), C (Circle), "
+                f"{clip_input(m.group('piece'))!r} is not a piece: use K (Star), C (Circle), "
                 "T (Triangle), S (Square), P (Pentagon) or D (Diamond)"
             )
     if m.group("rescue"):
         rescue = PIECE_WORDS.get(m.group("rescue").lower())
         if rescue is None or rescue in "KD":
             raise NotationError(
-                f"{m.group('rescue')!r} cannot be rescued: only a Circle (C), "
+                f"{clip_input(m.group('rescue'))!r} cannot be rescued: only a Circle (C), "
                 "Triangle (T), Square (S) or Pentagon (P) can"
             )
     frm = g.parse_square(m.group("frm"))
@@ -128,7 +128,7 @@ def parse_position(text: str) -> Position:
             elif ch.upper() in TYPE_OF_LETTER:
                 if file >= 9:
                     raise NotationError(
-                        f"rank {rank + 1} ({row!r}) does not cover exactly 9 squares"
+                        f"rank {rank + 1} ({clip_input(row)!r}) does not cover exactly 9 squares"
                     )
                 colour = WHITE if ch.isupper() else BLACK
                 board[g.square(file, rank)] = code(TYPE_OF_LETTER[ch.upper()], colour)
@@ -138,7 +138,9 @@ def parse_position(text: str) -> Position:
                     f"{ch!r} in rank {rank + 1} is not a piece letter (K C T S P D) or a digit"
                 )
         if file != 9:
-            raise NotationError(f"rank {rank + 1} ({row!r}) does not cover exactly 9 squares")
+            raise NotationError(
+                f"rank {rank + 1} ({clip_input(row)!r}) does not cover exactly 9 squares"
+            )
     for colour in (WHITE, BLACK):
         stars = [sq for sq, pc in enumerate(board) if pc == code(STAR, colour)]
         if len(stars) != 1:
@@ -150,7 +152,7 @@ def parse_position(text: str) -> Position:
                 f"a Pentagon cannot stand on {g.name(sq)}: the Pentagon can never enter the Dungeon"
             )
     if side not in ("w", "b"):
-        raise NotationError(f"the side to move is 'w' or 'b', not {side!r}")
+        raise NotationError(f"the side to move is 'w' or 'b', not {clip_input(side)!r}")
     pools = [[0, 0, 0, 0], [0, 0, 0, 0]]
     if pool != "-":
         for ch in pool:
@@ -162,7 +164,9 @@ def parse_position(text: str) -> Position:
                 )
             pools[WHITE if ch.isupper() else BLACK][POOL_TYPES.index(t)] += 1
     if not fullmove.isdigit() or int(fullmove) < 1:
-        raise NotationError(f"the move number must be a whole number from 1, not {fullmove!r}")
+        raise NotationError(
+            f"the move number must be a whole number from 1, not {clip_input(fullmove)!r}"
+        )
     moved = (board[THRONE[WHITE]] != code(STAR, WHITE), board[THRONE[BLACK]] != code(STAR, BLACK))
     pos = Position(
         tuple(board),

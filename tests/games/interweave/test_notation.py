@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from games import OptionError
 from games.interweave import GAME
 from tests.games.interweave.helpers import state
 from tests.games.playout import assert_refused
@@ -111,3 +112,37 @@ def test_no_move_after_the_game_ended() -> None:
     st = GAME.play(st, 0, "e4*e5")
     assert GAME.to_move(st) is None and GAME.legal_moves(st) == []
     assert_refused(GAME, st, 1, "h8-g7", "game is over")
+
+
+def test_a_far_square_that_is_occupied_says_why_it_is_out_of_reach() -> None:
+    # e8xf1 once said "the square is occupied": true, but the King could never
+    # get there anyway.  A reachable occupied square still says "occupied".
+    st = GAME.play(GAME.start(GAME.parse_options([]), 2), 0, "e2-d3")
+    text = assert_refused(GAME, st, 1, "e8xf1", "King on e8 cannot move to f1", "diagonally")
+    assert "occupied" not in text
+    assert_refused(GAME, st, 1, "d8-e7", "occupied")
+
+
+LONG = "e2" + "-x" * 150
+
+
+@pytest.mark.parametrize(
+    "move", [LONG, "q" + LONG, "e2-d3{" + "z" * 300 + "}", "e2-e3=" + "L" * 300]
+)
+def test_a_long_move_is_quoted_cut(move: str) -> None:
+    text = assert_refused(GAME, GAME.start(GAME.parse_options([]), 2), 0, move)
+    assert len(text) < 200 and "..." in text
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        "-" + "q" * 300,
+        "-position=srlkklrs/pppppppp/8/8/8/8/PPPPPPPP/SRLKKLRS " + "w" * 300 + " - - 0 1",
+        "-position=srlkklrs/pppppppp/8/8/8/8/PPPPPPPP/SRLKKLRS w " + "c3" * 150 + " - 0 1",
+    ],
+)
+def test_a_long_option_is_quoted_cut(option: str) -> None:
+    with pytest.raises(OptionError) as err:
+        GAME.parse_options([option])
+    assert len(str(err.value)) < 200 and "..." in str(err.value)

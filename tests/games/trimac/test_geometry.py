@@ -19,6 +19,16 @@ def step(name: str, d: str) -> set[tuple[str, str]]:
     return {(NAMES[q], g.ORTHO_NAMES[d2]) for q, d2 in g.ORTHO_NEXT[pt(name)][ORTHO[d]]}
 
 
+def test_direction_names_and_vectors_are_the_spec_tables() -> None:
+    """§2.2's tables, name by name (the other tests look directions up by name)."""
+    assert dict(zip(g.ORTHO_NAMES, g.ORTHO, strict=True)) == {
+        "N": (0, 2), "NE": (1, 1), "SE": (1, -1), "S": (0, -2), "SW": (-1, -1), "NW": (-1, 1),
+    }
+    assert dict(zip(g.DIAG_NAMES, g.DIAG, strict=True)) == {
+        "E": (2, 0), "NNE": (1, 3), "NNW": (-1, 3), "W": (-2, 0), "SSW": (-1, -3), "SSE": (1, -3),
+    }
+
+
 def test_t1_point_counts() -> None:
     assert g.NPOINTS == 207
     for lat in range(3):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from games import IllegalMove
+from games import IllegalMove, OptionError
 from games.trimac import GAME
 from tests.games.playout import assert_refused
 from tests.games.trimac.common import BASE, base, moves_from, pos
@@ -95,6 +95,20 @@ def test_cannot_leave_own_general_in_check() -> None:
     s = base("bR@Rf6")
     assert moves_from(s, "Rf4") == []
     assert refused(s, RED, "Rf4-Re2") == "Rf4-Re2 would leave your General in check (from Blue)"
+
+
+def test_a_move_into_check_from_both_opponents_names_both() -> None:
+    s = pos("rK@Rf3 rC@Rf5 bK@Bg2 bH@Bj3 bR@Bg8 bR@Bh2 bF@Bc1 gK@Gg3 gR@Bc2 gR@Gc4 to=R")
+    assert refused(s, RED, "Rf3-Re3") == (
+        "Rf3-Re3 would leave your General in check (from Blue and Green)"
+    )
+
+
+def test_states_compare_equal_whatever_they_have_cached() -> None:
+    """The cached legal-move lists are not part of a state's value."""
+    a, b = start(), start()
+    a.legal()
+    assert a == b and "_legal" not in repr(a)
 
 
 def test_must_answer_check() -> None:
@@ -293,6 +307,7 @@ def test_a_capture_on_the_300th_turn_is_not_a_draw() -> None:
 # -- resignation (D15) ---------------------------------------------------------------------
 def test_resign_removes_army_and_play_goes_on() -> None:
     s = GAME.resign(start(), RED)
+    assert s.history == ((RED, "resign"),)
     assert not any(t.startswith("r") for t in pieces(s))
     assert GAME.outcome(s) is None
     assert GAME.to_move(s) == BLUE
@@ -541,3 +556,38 @@ def test_a_long_input_is_quoted_cut(move: str, quoted: str) -> None:
 def test_a_long_position_token_is_quoted_cut() -> None:
     with pytest.raises(Exception, match=r"^Rf1xxxxxxxxxxxxxxxxxx\.\.\. is not a point"):
         GAME.parse_options(["-position=rK@Rf1" + "x" * 300])
+
+
+# -- the position string (§6.1) ------------------------------------------------------------
+POSITION_HELP = (
+    "a position is tokens like rK@Rf1 (colour r/b/g, piece K A E H R C P F, '@', point) "
+    "then optional to=R|B|G, alive=RBG, last=R|B|G"
+)
+GENERALS = "rK@Rf1 bK@Bf1 gK@Gf1"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (f"{GENERALS} alive=RR", "alive=RR must list distinct letters of R, B, G"),
+        (f"{GENERALS} alive=RX", "alive=RX must list distinct letters of R, B, G"),
+        ("rK@Rf1 alive=R", "alive= must name at least two armies"),
+        (f"{GENERALS} to=X", f"to=X must be one of R, B, G; {POSITION_HELP}"),
+        (f"{GENERALS} last=Q", f"last=Q must be one of R, B, G; {POSITION_HELP}"),
+        (f"{GENERALS} foo", f"'foo' is not a position token; {POSITION_HELP}"),
+        ("xK@Rf1 bK@Bf1 gK@Gf1", f"'xK@Rf1' is not a position token; {POSITION_HELP}"),
+        ("rZ@Rf1 bK@Bf1 gK@Gf1", f"'rZ@Rf1' is not a position token; {POSITION_HELP}"),
+        ("rK@Rz1 bK@Bf1 gK@Gf1", f"Rz1 is not a point: {POINT}"),
+        (f"rK@Rf1 {GENERALS}", "two pieces on Rf1"),
+        (f"{GENERALS} rA@Rf9", "Red Guard on Rf9: a Guard must stand in its own fortress"),
+        (f"{GENERALS} rE@Bf7", "Red Bishop on Bf7: a Bishop must stand in its own lattice"),
+        ("rK@Rf1 bK@Bf1", "Green is alive and needs exactly one General (rK@Rf1 style)"),
+        (f"{GENERALS} alive=RB", "Green is not alive but has pieces on the board"),
+        ("rK@Rf1 bK@Bf1 alive=RB to=G", "to=G: that army is not alive"),
+        ("rK@Rf1 bK@Bf1 alive=RB last=R to=R", "last=R must be another surviving army than to="),
+    ],
+)
+def test_bad_position_strings(text: str, reason: str) -> None:
+    with pytest.raises(OptionError) as exc:
+        GAME.parse_options([f"-position={text}"])
+    assert str(exc.value) == reason

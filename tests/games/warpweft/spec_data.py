@@ -89,7 +89,9 @@ class Step:
     number: int | None  # the move number printed in the spec, if any
 
 
-_ENTRY = re.compile(r"\((?P<su>[ab]) (?P<sm>\S+)\)|(?:(?P<n>\d+)\.)?(?P<u>[ab]) (?P<m>\S+)(?P<r> -)?")
+_ENTRY = re.compile(
+    r"\((?P<su>[ab]) (?P<sm>\S+)\)|(?:(?P<n>\d+)\.)?(?P<u>[ab]) (?P<m>\S+)(?P<r> -)?"
+)
 
 
 def spec_case(tag: str) -> tuple[str, list[Step]]:

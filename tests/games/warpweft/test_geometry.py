@@ -68,7 +68,9 @@ def _cells(geo, rid: int) -> set[str]:
     return {square_name(x, y) for (x, y), r in geo.squares.items() if r == rid}
 
 
-@pytest.mark.parametrize("heading", ["**Warp (vertical) threads, 32**", "**Weft (horizontal) threads, 32**"])
+@pytest.mark.parametrize(
+    "heading", ["**Warp (vertical) threads, 32**", "**Weft (horizontal) threads, 32**"]
+)
 def test_size4_thread_inventory(heading: str) -> None:
     geo = geometry(4)
     kind = WARP if heading.startswith("**Warp") else WEFT
@@ -114,9 +116,7 @@ def test_adjacency_rules(n: int) -> None:
             assert nbrs == warp | weft
             continue
         want_threads = {
-            centre_of[c]
-            for c in ((x + 2, y), (x - 2, y), (x, y + 2), (x, y - 2))
-            if c in centre_of
+            centre_of[c] for c in ((x + 2, y), (x - 2, y), (x, y + 2), (x, y - 2)) if c in centre_of
         }
         want_patches = {
             centre_of[c]

@@ -3,18 +3,71 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 import pytest
 
-from games.warpweft import GAME, rules
-from games.warpweft.geometry import PATCH, SIZES, geometry
-from tests.games.playout import assert_replays, assert_roundtrip, random_playout
+from games.warpweft import GAME
+from tests.games.playout import PLAYOUT_PLIES, assert_replays, assert_roundtrip, random_playout
+from tests.games.warpweft import reference as ref
+
+SIZES = (2, 3, 4, 5, 6)  # spec 3.1
+
+
+def tally(endings: list[str]) -> dict[str, int]:
+    """How many games ended each way: "Warp connected" -> 3, ..."""
+    out: dict[str, int] = {}
+    for reason in endings:
+        key = reason.split()[0] + (" connected" if "connected" in reason else " no play")
+        out[key] = out.get(key, 0) + 1
+    return out
 
 
 def test_random_playout_default() -> None:
     counts = random_playout(GAME)
-    assert counts["finished"] >= 1
+    assert counts["plies"] == PLAYOUT_PLIES
+    if PLAYOUT_PLIES == 3000:  # seed 1's games end these ways
+        assert (counts["games"], counts["finished"]) == (26, 25)
+        assert tally(counts["endings"]) == {
+            "Warp connected": 10,
+            "Weft connected": 12,
+            "Warp no play": 3,
+        }
+
+
+#: (size, primary) -> games started, and how the finished ones ended, in 1500 plies.
+ENDINGS = {
+    (2, "-threads"): (
+        53,
+        {"Warp connected": 26, "Weft connected": 16, "Warp no play": 5, "Weft no play": 5},
+    ),
+    (2, "-patches"): (
+        66,
+        {"Warp connected": 16, "Weft connected": 18, "Warp no play": 12, "Weft no play": 19},
+    ),
+    (3, "-threads"): (
+        24,
+        {"Warp connected": 10, "Weft connected": 8, "Warp no play": 3, "Weft no play": 2},
+    ),
+    (3, "-patches"): (
+        27,
+        {"Warp connected": 9, "Weft connected": 6, "Warp no play": 5, "Weft no play": 6},
+    ),
+    (4, "-threads"): (14, {"Warp connected": 7, "Weft connected": 3, "Warp no play": 3}),
+    (4, "-patches"): (
+        16,
+        {"Warp connected": 3, "Weft connected": 5, "Warp no play": 3, "Weft no play": 4},
+    ),
+    (5, "-threads"): (9, {"Warp connected": 5, "Weft connected": 3}),
+    (5, "-patches"): (
+        10,
+        {"Warp connected": 1, "Weft connected": 1, "Warp no play": 5, "Weft no play": 2},
+    ),
+    (6, "-threads"): (6, {"Warp connected": 3, "Weft connected": 1, "Warp no play": 1}),
+    (6, "-patches"): (
+        7,
+        {"Warp connected": 2, "Weft connected": 1, "Warp no play": 2, "Weft no play": 1},
+    ),
+}
 
 
 @pytest.mark.parametrize("n", SIZES)
@@ -22,7 +75,9 @@ def test_random_playout_default() -> None:
 def test_random_playout_every_size_and_primary(n: int, primary: str) -> None:
     options = GAME.parse_options([f"-size={n}", primary])
     counts = random_playout(GAME, options, plies=1500, seed=n)
-    assert counts["finished"] >= 1
+    games, endings = ENDINGS[(n, primary)]
+    assert (counts["plies"], counts["games"], counts["finished"]) == (1500, games, games - 1)
+    assert tally(counts["endings"]) == endings
 
 
 @pytest.mark.parametrize("n", SIZES)
@@ -67,28 +122,28 @@ def test_switching_back_and_forth_is_allowed_and_wastes_tempo() -> None:
 GAMES_PER_SIZE = {2: 1000, 3: 200, 4: 100, 5: 70, 6: 50}
 
 
-def _would_connect_with_all_threads(state, side: int) -> bool:
+BOARDS: dict[int, ref.Board] = {}
+
+
+def _as_reference(state, n: int, patch_primary: bool) -> ref.Game:
+    """The engine's final board, read through its dump, as a reference game."""
+    if n not in BOARDS:
+        BOARDS[n] = ref.build(n)
+    board = BOARDS[n]
+    side_of_mark = {mark: side for side, mark in ref.MARK.items()}
+    dump = GAME.dump(state)
+    owner = {r: side_of_mark[m] for r, m in dump["claimed"].items()}
+    return ref.Game(board, patch_primary, owner, dict(dump["states"]))
+
+
+def _would_connect_with_all_threads(game: ref.Game, side: str) -> ref.Game:
     """``side`` connected if it also owned every free thread of its direction."""
-    geo = state.geo
-    owners = list(state.owners)
-    for t in geo.of_kind[side]:
-        if owners[t] == rules.FREE:
-            owners[t] = side
-    filled = replace(state, owners=tuple(owners))
-    return any(rules.connected(filled, side, t) for t in geo.edges[side][0])
-
-
-def _joined(geo, owners, side: int) -> bool:
-    """Plain flood fill from ``side``'s first edge over its own regions."""
-    seen = {t for t in geo.edges[side][0] if owners[t] == side}
-    todo = list(seen)
-    while todo:
-        r = todo.pop()
-        for nb in geo.neighbours[r]:
-            if owners[nb] == side and nb not in seen:
-                seen.add(nb)
-                todo.append(nb)
-    return bool(seen & geo.edges[side][1])
+    owner = dict(game.owner)
+    for r, kind in game.board.kind.items():
+        if kind == side:
+            owner.setdefault(r, side)
+    filled = ref.Game(game.board, game.patch_primary, owner, dict(game.state))
+    return ref.connected(filled, side)
 
 
 @pytest.mark.parametrize("primary", ["-threads", "-patches"])
@@ -101,22 +156,23 @@ def test_thousands_of_random_games(primary: str) -> None:
     rng = random.Random(7)
     for n, count in GAMES_PER_SIZE.items():
         options = GAME.parse_options([f"-size={n}", primary])
-        geo = geometry(n)
         for _ in range(count):
             state = GAME.start(options, 2)
             while (seat := GAME.to_move(state)) is not None:
                 state = GAME.play(state, seat, rng.choice(GAME.legal_moves(state)))
             out = GAME.outcome(state)
-            winner_side = state.side_of(out.winners[0])
-            loser_side = 1 - winner_side
+            game = _as_reference(state, n, primary == "-patches")
+            winner = GAME.seat_names(state)[out.winners[0]]
+            loser = ref.WEFT if winner == ref.WARP else ref.WARP
             if "connected" in out.reason:
-                assert _joined(geo, state.owners, winner_side)
-                assert not _joined(geo, state.owners, loser_side)
+                assert ref.connected(game, winner)
+                assert not ref.connected(game, loser)
                 continue
-            assert all(state.owners[p] != rules.FREE for p in geo.of_kind[PATCH])
+            kinds = game.board.kind
+            assert all(r in game.owner for r, k in kinds.items() if k == ref.PATCH)
             if primary == "-threads":
-                assert all(state.owners[t] == loser_side for t in geo.of_kind[loser_side])
+                assert all(game.owner.get(r) == loser for r, k in kinds.items() if k == loser)
             else:
-                assert not rules.placements(state, loser_side, "threads")
-            assert _would_connect_with_all_threads(state, winner_side)
-            assert not _would_connect_with_all_threads(state, loser_side)
+                assert not ref.placements(game, loser, ref.THREADING)
+            assert _would_connect_with_all_threads(game, winner)
+            assert not _would_connect_with_all_threads(game, loser)

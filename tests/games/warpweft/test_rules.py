@@ -199,12 +199,16 @@ def test_malformed_moves(text: str) -> None:
     assert_refused(GAME, new("-size=2"), 0, text, "not a Warp and Weft move")
 
 
-@pytest.mark.parametrize(("n", "text"), [(2, "H1"), (2, "A8"), (2, "A0"), (4, "P1"), (4, "A16"), (6, "X1")])
+@pytest.mark.parametrize(
+    ("n", "text"), [(2, "H1"), (2, "A8"), (2, "A0"), (4, "P1"), (4, "A16"), (6, "X1")]
+)
 def test_off_board(n: int, text: str) -> None:
     assert_refused(GAME, new(f"-size={n}"), 0, text, f"{text} is off the board")
 
 
-@pytest.mark.parametrize(("arm", "centre"), [("C2", "C1"), ("L12", None), ("K12", "K13"), ("L11", "K11")])
+@pytest.mark.parametrize(
+    ("arm", "centre"), [("C2", "C1"), ("L12", None), ("K12", "K13"), ("L11", "K11")]
+)
 def test_arm_squares_name_the_centre(arm: str, centre: str | None) -> None:
     state = new()
     if centre is None:  # L12 is a patch on the size-4 board, not an arm
@@ -420,3 +424,16 @@ def test_perft_patch_primary(n: int) -> None:
 def test_load_refuses_inconsistent_records(bad: dict) -> None:
     with pytest.raises(ValueError, match="not a valid Warp and Weft game record"):
         from_dump(**bad)
+
+
+@pytest.mark.parametrize("move", ["C" + "1" * 300, "x" * 300, "threads" * 40])
+def test_a_long_move_is_quoted_cut(move: str) -> None:
+    text = assert_refused(GAME, GAME.start(GAME.parse_options([]), 2), 0, move)
+    assert len(text) < 200 and "..." in text
+
+
+@pytest.mark.parametrize("option", ["-" + "q" * 300, "-size=" + "9" * 300, "-compact=" + "y" * 300])
+def test_a_long_option_is_quoted_cut(option: str) -> None:
+    with pytest.raises(OptionError) as err:
+        GAME.parse_options([option])
+    assert len(str(err.value)) < 200 and "..." in str(err.value)

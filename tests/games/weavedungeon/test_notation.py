@@ -150,3 +150,39 @@ def test_help_fits_in_79_columns():
         "Db8-b9=T",
     ):
         assert word in text
+
+
+@pytest.mark.parametrize(
+    "move", ["Da2" + "-" * 300 + "a3", "Q" * 300 + "a2-a3", "Da2-a3=" + "Q" * 300]
+)
+def test_a_long_move_is_quoted_cut(move):
+    text = assert_refused(GAME, GAME.start(GAME.parse_options([]), 2), 0, move)
+    assert len(text) < 200 and "..." in text
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        "-" + "q" * 300,
+        "-position=" + "p" * 300 + "/9/9/9/9/9/9/9/9 w - 1",
+        "-position=4k4/9/9/9/9/9/9/9/4K4 " + "w" * 300 + " - 1",
+        "-position=4k4/9/9/9/9/9/9/9/4K4 w - " + "x" * 300,
+    ],
+)
+def test_a_long_option_is_quoted_cut(option):
+    with pytest.raises(OptionError) as err:
+        GAME.parse_options([option])
+    assert len(str(err.value)) < 200 and "..." in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "move, reason",
+    [
+        ("Ke1xe2", "a Star must leave its segment: e1 and e2 are both in [e1 e2]"),
+        ("Tc1xd1", "a Triangle must leave its segment: c1 and d1 are both in [b1 c1 d1]"),
+        ("Ke1-d2", "d2 holds your own Diamond"),  # reachable: the own piece is the reason
+    ],
+)
+def test_an_own_piece_is_the_reason_only_where_the_move_could_land(move, reason):
+    st = GAME.start(GAME.parse_options([]), 2)
+    assert assert_refused(GAME, st, 0, move) == reason
