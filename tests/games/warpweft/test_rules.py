@@ -437,3 +437,16 @@ def test_a_long_option_is_quoted_cut(option: str) -> None:
     with pytest.raises(OptionError) as err:
         GAME.parse_options([option])
     assert len(str(err.value)) < 200 and "..." in str(err.value)
+
+
+def test_switch_refusals_name_the_states_as_the_help_does() -> None:
+    # Exact texts: the state names are words of the help ("Threading", "Patching").
+    st = GAME.start(GAME.parse_options(["-size=2"]), 2)
+    assert assert_refused(GAME, st, 0, "threads") == "you are already Threading"
+    assert assert_refused(GAME, st, 0, "patches") == (
+        "you cannot switch to Patching: no free patch touches one of your threads"
+    )
+    for seat, move in enumerate(["C1", "A1"]):
+        st = GAME.play(st, seat, move)
+    st = GAME.play(GAME.play(st, 0, "patches"), 1, "C3")
+    assert assert_refused(GAME, st, 0, "patches") == "you are already Patching"

@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from games import IllegalMove
+from games import IllegalMove, OptionError
 from games.weavedungeon import GAME
 from tests.games.playout import assert_refused
-from tests.games.weavedungeon.helpers import dests, play_all, squares, state
+from tests.games.weavedungeon.helpers import dests, fen, play_all, squares, state
 
 START = "pstckctsp/ddddddddd/9/9/9/9/9/DDDDDDDDD/PSTCKCTSP w - 1"
 
@@ -400,3 +400,12 @@ def test_a_move_that_cannot_reach_the_enemy_star_gets_the_geometric_reason():
     # A Diamond's slide could reach the Star's square (no capture, no check).
     st = state("Ke1 Da1", "Ka2")
     assert_refused(GAME, st, 0, "Da1xa2", "never be captured")
+
+
+def test_a_star_on_a1_is_checked_like_any_other():
+    # a1 is square 0 of the board: check detection must not skip it.
+    st = state("Ka1 Di2", "Ki9 Ca3")
+    assert sorted(GAME.legal_moves(st)) == ["Ka1-b1", "Ka1-b2", "Ka1-c1", "Ka1-d1"]
+    assert_refused(GAME, st, 0, "Di2-i3", "your Star on a1 is in check and Di2-i3 does not end it")
+    with pytest.raises(OptionError, match="Star is in check"):  # Black to move: impossible
+        GAME.parse_options(["-position=" + fen("Ka1 Di2", "Ki9 Ca3", side="b")])
