@@ -8,6 +8,7 @@ crontab line and a shell all configure the server the same way.
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 import threading
@@ -160,8 +161,11 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
 
 @main.command()
 @click.option("--lmtp", is_flag=True, envvar="PBMSERV_LMTP", help="Speak LMTP (for Postfix's lmtp transport).")
+@click.option("--workers", envvar="PBMSERV_WORKERS", type=click.IntRange(min=0), default=None,
+              help="Processes applying commands (default: the number of cores; 0: threads of the listener's "
+                   "process).  Replies go out from one more process.")
 @pass_app
-def serve(app: App, lmtp: bool) -> None:
+def serve(app: App, lmtp: bool, workers: int | None) -> None:
     """Run the listener, the worker and the delivery loop until stopped."""
     from server.serve import Server
 
@@ -173,6 +177,7 @@ def serve(app: App, lmtp: bool) -> None:
         logging.getLogger("alembic").setLevel(logging.WARNING)
     root.setLevel(min(root.level, logging.INFO))
     app.settings.lmtp = lmtp
+    app.settings.workers = (os.cpu_count() or 1) if workers is None else workers
     try:
         host, port = app.settings.listen_hostport
     except ValueError:

@@ -65,6 +65,8 @@ class Settings:
     #: Seconds SQLite waits for another process's write lock before "database is locked".
     busy_timeout: float = 30.0
     poll_interval: float = 0.5
+    #: Worker processes of ``serve`` (0: worker and deliverer are threads of the listener's process).
+    workers: int = 0
     #: Public base URL of the read-only board pages (``pbmserv web``); board mails link there.
     web_url: str | None = None
     #: Board pictures in mail at all (each user can still turn them off for themselves).

@@ -9,7 +9,9 @@ rows are claimed with ``SKIP LOCKED``; several servers can share one database.
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -45,6 +47,11 @@ class Database:
         #: under load.  Other processes (pbmserv remind, process) still meet
         #: the busy timeout.  Reentrant, as a transaction never nests another.
         self._sqlite_lock = threading.RLock() if self.engine.dialect.name == "sqlite" else None
+        #: The same queue across processes (``serve --workers N`` forks workers
+        #: and a deliverer): an flock on a file beside the database, which
+        #: the kernel hands to the next waiter at once and drops if its
+        #: holder dies.  None for in-memory databases.
+        self._file_lock = _FileLock(self.engine.url.database) if self._sqlite_lock is not None else None
 
     @property
     def is_sqlite(self) -> bool:
@@ -70,6 +77,7 @@ class Database:
         # Bounded like SQLite's own wait: past it, go on and let SQLite's busy
         # timeout decide (an error the caller retries), never hang for ever.
         locked = self._sqlite_lock.acquire(timeout=self.busy_timeout)
+        file_locked = locked and self._file_lock is not None and self._file_lock.acquire(self.busy_timeout)
         try:
             if not durable:
                 with self.sessions() as session, session.begin():
@@ -78,6 +86,8 @@ class Database:
             with self._durable_session() as session:
                 yield session
         finally:
+            if file_locked:
+                self._file_lock.release()  # type: ignore[union-attr]
             if locked:
                 self._sqlite_lock.release()
 
@@ -116,6 +126,49 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+class _FileLock:
+    """An exclusive flock on ``DATABASE-pbmserv.lock``, waited for at most a deadline.
+
+    Per process, opened lazily (after a fork the child opens its own: an
+    inherited descriptor would share the parent's lock).  Only pbmserv
+    takes it; SQLite's own locking still guards against everything else.
+    """
+
+    def __init__(self, database: str | None) -> None:
+        memory = not database or database == ":memory:" or database.startswith("file::memory:")
+        self.path = None if memory else database + "-pbmserv.lock"
+        self.fd: int | None = None
+        self.pid = 0
+
+    def acquire(self, timeout: float) -> bool:
+        if self.path is None:
+            return False
+        if self.fd is None or self.pid != os.getpid():
+            try:
+                self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError:
+                self.path = None  # a read-only directory: SQLite's busy timeout alone decides
+                return False
+            self.pid = os.getpid()
+        # The kernel has no timed flock: try, then sleep briefly (at most 2 ms,
+        # unlike SQLite's busy handler's 100) until it is free or the deadline passes.
+        deadline = time.monotonic() + timeout
+        pause = 0.0002
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    return False  # go on: SQLite's busy timeout decides (an error the caller retries)
+                time.sleep(pause)
+                pause = min(pause * 2, 0.002)
+
+    def release(self) -> None:
+        if self.fd is not None:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
 
 
 def _retryable(exc: DBAPIError) -> bool:

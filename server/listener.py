@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-import threading
+from collections.abc import Callable
 from typing import Any
 
 from aiosmtpd.controller import Controller
@@ -21,7 +21,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from server.config import Settings
 from server.database import Database
-from server.inbound import RateLimited, store
+from server.inbound import GroupCommit, RateLimited
 
 log = logging.getLogger("pbmserv.listener")
 #: RFC 5321's limit on a reverse-path; the database column holds 320.
@@ -29,10 +29,19 @@ MAX_PATH = 256
 
 
 class InboundHandler:
-    def __init__(self, db: Database, settings: Settings, wake: threading.Event | None = None) -> None:
+    """aiosmtpd's handler: checks the envelope, hands DATA to the group commit.
+
+    ``wake`` is called once stored mail is committed (it wakes the workers,
+    which may be other processes).
+    """
+
+    def __init__(self, db: Database, settings: Settings, wake: Callable[[], None] | None = None) -> None:
         self.db = db
         self.settings = settings
-        self.wake = wake
+        self.store = GroupCommit(db, settings.rate_limit, wake)
+
+    def close(self) -> None:
+        self.store.close()
 
     async def handle_MAIL(self, server: SMTP, session: Session, envelope: Envelope, address: str,
                           mail_options: list[str]) -> str:
@@ -55,19 +64,15 @@ class InboundHandler:
         mail_from = envelope.mail_from or ""
         if mail_from == "<>":
             mail_from = ""
-        loop = asyncio.get_running_loop()
         try:
-            await loop.run_in_executor(
-                None, store, self.db, raw, mail_from, list(envelope.rcpt_tos), self.settings.rate_limit
-            )
+            # Resolved by the store thread once this message's commit is on disk.
+            await asyncio.wrap_future(self.store.submit(raw, mail_from, list(envelope.rcpt_tos)))
         except RateLimited:
             log.warning("rate limit: %s sent more than %d messages this hour", mail_from, self.settings.rate_limit)
             return self._per_recipient(server, envelope, "450 4.7.1 Too many messages from you this hour; try later")
         except Exception:
             log.exception("could not store a message from %r", mail_from)
             return self._per_recipient(server, envelope, "451 4.3.0 Temporary failure storing the message; try again")
-        if self.wake is not None:
-            self.wake.set()
         return self._per_recipient(server, envelope, "250 2.0.0 Message accepted")
 
     async def handle_exception(self, error: Exception) -> str:

@@ -16,7 +16,7 @@ import socket
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import or_, select
+from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from server.config import Settings
@@ -45,10 +45,12 @@ class Deliverer:
         self.helo_name = socket.getfqdn()
 
     def claim(self, limit: int = 20) -> list[Job]:
+        """Up to ``limit`` due rows, claimed for a lease (Core statements: no ORM objects on this path)."""
+
         def work(session: Session) -> list[Job]:
             now = utcnow()
-            rows = session.scalars(
-                select(Outbox)
+            rows = session.execute(
+                select(Outbox.id, Outbox.envelope_from, Outbox.recipients, Outbox.message, Outbox.tries)
                 .where(
                     Outbox.status == "pending",
                     Outbox.next_attempt <= now,
@@ -58,9 +60,13 @@ class Deliverer:
                 .limit(limit)
                 .with_for_update(skip_locked=True)
             ).all()
-            for row in rows:
-                row.claimed_by = self.name
-                row.claimed_until = now + timedelta(seconds=self.settings.delivery_lease_seconds)
+            if rows:
+                session.execute(
+                    update(Outbox).where(Outbox.id.in_([r.id for r in rows]))
+                    .values(claimed_by=self.name,
+                            claimed_until=now + timedelta(seconds=self.settings.delivery_lease_seconds))
+                    .execution_options(synchronize_session=False)
+                )
             return [Job(r.id, r.envelope_from, list(r.recipients), r.message, r.tries) for r in rows]
 
         return self.db.run(work)
@@ -121,17 +127,16 @@ class Deliverer:
         return True
 
     def _mark_sent(self, row_ids: list[int]) -> None:
+        """One UPDATE for the whole batch."""
         if not row_ids:
             return
 
         def work(session: Session) -> None:
-            now = utcnow()
-            for row in session.scalars(select(Outbox).where(Outbox.id.in_(row_ids)).with_for_update()):
-                row.status = "sent"
-                row.tries += 1
-                row.last_error = None
-                row.claimed_until = None
-                row.sent_at = now
+            session.execute(
+                update(Outbox).where(Outbox.id.in_(row_ids))
+                .values(status="sent", tries=Outbox.tries + 1, last_error=None, claimed_until=None, sent_at=utcnow())
+                .execution_options(synchronize_session=False)
+            )
 
         self.db.run(work)
 

@@ -2,7 +2,9 @@
 
 Each command's transaction locks the inbound row, checks that the command
 has not been applied yet (``commands_done``), applies it, queues its replies
-and moves ``commands_done`` on.  So a crash anywhere, or two workers taking
+and moves ``commands_done`` on.  The first command's transaction is also the
+one that claims the message, loads it and checks for a re-send, so a
+one-command mail costs one commit.  A crash anywhere, or two workers taking
 the same message, can neither lose a command nor apply it twice.  Claims
 (``claimed_until``) only keep workers from doing the same work in parallel;
 correctness never rests on them.
@@ -15,10 +17,11 @@ import os
 import socket
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from sqlalchemy import or_, select
+from sqlalchemy import Select, or_, select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
@@ -81,40 +84,47 @@ def worker_name() -> str:
 
 
 class Worker:
-    def __init__(self, db: Database, settings: Settings, name: str | None = None) -> None:
+    def __init__(self, db: Database, settings: Settings, name: str | None = None,
+                 on_claim: Callable[[int], None] | None = None) -> None:
         self.db = db
+        #: Told the id of each message claimed (the supervisor of worker processes
+        #: counts a failed try against it if the process dies while applying it).
+        self.on_claim = on_claim
         self.settings = settings
         self.name = name or worker_name()
         self.own = {a.lower() for a in settings.addresses}
+        #: The message being applied (set once claimed): what a failure is counted against.
+        self.current: int | None = None
 
     # -- claiming ----------------------------------------------------------
-    def claim(self) -> int | None:
-        """The oldest unclaimed new message, claimed for a lease."""
+    def _claim_query(self, now: datetime) -> Select:
+        """The next message to apply: new, unclaimed or with a lapsed lease.
 
-        def work(session: Session) -> int | None:
-            now = utcnow()
-            row = session.scalars(
-                select(Inbound)
-                .where(Inbound.status == "new", or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < now))
-                .order_by(Inbound.id)
-                .limit(1)
-                .with_for_update(skip_locked=True)
-            ).first()
-            if row is None:
-                return None
-            row.claimed_by = self.name
-            row.claimed_until = now + timedelta(seconds=self.settings.lease_seconds)
-            return row.id
-
-        return self.db.run(work)
+        Its ORDER BY is the queue's policy (oldest first); ``FOR UPDATE SKIP
+        LOCKED`` lets workers on PostgreSQL take different rows at once (on
+        SQLite the transaction holds the write lock anyway).
+        """
+        return (
+            select(Inbound)
+            .where(Inbound.status == "new", or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < now))
+            .order_by(Inbound.id)
+            .limit(1)
+            .with_for_update(skip_locked=True)
+        )
 
     def run_once(self) -> bool:
-        """Process one message if there is one; False when the queue is empty."""
-        inbound_id = self.claim()
-        if inbound_id is None:
-            return False
-        self.process(inbound_id)
-        return True
+        """Apply the next message if there is one; False when the queue is empty.
+
+        The claim, the load, the re-send check, the message's first command,
+        its replies and the "done" mark are one transaction: a single-command
+        mail (nearly all of them) costs one commit.  Further commands of a
+        multi-command mail follow in a transaction each.
+        """
+        return self._run(None)
+
+    def process(self, inbound_id: int) -> None:
+        """Apply one given message (``pbmserv process``, tests), the same way."""
+        self._run(inbound_id)
 
     def drain(self) -> int:
         count = 0
@@ -122,53 +132,68 @@ class Worker:
             count += 1
         return count
 
-    # -- processing ---------------------------------------------------------
-    def process(self, inbound_id: int) -> None:
+    def _run(self, inbound_id: int | None) -> bool:
+        self.current = None
         try:
-            self._process(inbound_id)
+            taken = self.db.run(lambda session: self._claim_and_apply(session, inbound_id))
+            if taken is None:
+                return False
+            target, parsed, done = taken
+            for index in range(done, len(parsed.commands) if parsed else 0):
+                self._run_step(target, index, parsed, parsed.commands[index])  # type: ignore[union-attr]
         except OperationalError as exc:
+            if self.current is None:
+                raise  # the database is away before any message was taken: the loop backs off
             # The database went away (connection killed, server down, file
             # locked): not the message's fault, so it is not a failed try --
-            # three outages would otherwise set good mail aside.  Its claim
-            # lapses and it is taken again once the database is back.
-            log.warning("inbound %d: database unavailable (%s); it will be retried", inbound_id,
+            # three outages would otherwise set good mail aside.  Nothing of
+            # the transaction stayed; the message is taken again once the
+            # database is back.
+            log.warning("inbound %d: database unavailable (%s); it will be retried", self.current,
                         type(exc.orig).__name__)
         except Exception:
-            self._failed(inbound_id, traceback.format_exc())
+            if self.current is None:
+                raise
+            self._failed(self.current, traceback.format_exc())
+        return True
 
-    def _load(self, inbound_id: int) -> tuple[bytes, str, int, str, str, bool, list[str]]:
-        """The stored message, and whether it re-sends an earlier one (one transaction for both)."""
+    def _claim_and_apply(self, session: Session,
+                         inbound_id: int | None) -> tuple[int, ParsedMail | None, int] | None:
+        """Claim a message and apply its first pending command, in the caller's transaction.
 
-        def work(session: Session) -> tuple[bytes, str, int, str, str, bool, list[str]]:
-            row = session.get(Inbound, inbound_id)
-            assert row is not None
-            duplicate = row.status == "new" and row.commands_done == 0 and self._is_duplicate(
-                session, inbound_id, row.dedupe_key)
-            return (row.raw, row.mail_from, row.commands_done, row.status, row.dedupe_key, duplicate,
-                    list(row.rcpt_to or []))
-
-        return self.db.run(work)
-
-    def _process(self, inbound_id: int) -> None:
-        raw, mail_from, done, status, key, duplicate, rcpt_to = self._load(inbound_id)
-        if status != "new":
-            return
-        parsed = parse_message(raw, mail_from, self.own, self.settings.max_commands,
-                               reply_token(self.settings, rcpt_to))
-        if duplicate:
-            self._finish_quietly(inbound_id, "duplicate", f"same message as an earlier one ({key[:80]})")
-            return
+        Returns None when there was nothing to do, else (id, parsed mail or
+        None when it is not answered, commands done) so the caller applies
+        the rest of a multi-command mail.
+        """
+        now = utcnow()
+        if inbound_id is None:
+            row = session.scalars(self._claim_query(now)).first()
+        else:
+            row = session.get(Inbound, inbound_id, with_for_update=True)
+        if row is None or row.status != "new":
+            return None
+        self.current = row.id
+        if self.on_claim is not None:
+            self.on_claim(row.id)
+        # Only a hint now (the row lock and commands_done are what keep a
+        # command from running twice): a crashed worker's message waits out
+        # the lease instead of being retried at once by everyone.
+        row.claimed_by = self.name
+        row.claimed_until = now + timedelta(seconds=self.settings.lease_seconds)
+        if row.commands_done == 0 and self._is_duplicate(session, row.id, row.dedupe_key):
+            self._finish_quietly(row, "duplicate", f"same message as an earlier one ({row.dedupe_key[:80]})")
+            return row.id, None, 0
+        parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands,
+                               reply_token(self.settings, list(row.rcpt_to or [])))
         if parsed.no_reply_reason or not parsed.reply_to:
             reason = parsed.no_reply_reason or "no address to answer"
-            log.info("inbound %d from %r not answered: %s", inbound_id, mail_from, reason)
-            self._finish_quietly(inbound_id, "ignored", reason)
-            return
+            log.info("inbound %d from %r not answered: %s", row.id, row.mail_from, reason)
+            self._finish_quietly(row, "ignored", reason)
+            return row.id, None, 0
         commands = parsed.commands
-        if not commands:
-            self._run_step(inbound_id, 0, parsed, None)
-            return
-        for index in range(done, len(commands)):
-            self._run_step(inbound_id, index, parsed, commands[index])
+        index = row.commands_done
+        self._step(session, row, index, parsed, commands[index] if commands else None)
+        return row.id, parsed, index + 1
 
     @staticmethod
     def _is_duplicate(session: Session, inbound_id: int, key: str) -> bool:
@@ -179,15 +204,12 @@ class Worker:
         ).first()
         return earlier is not None
 
-    def _finish_quietly(self, inbound_id: int, status: str, reason: str) -> None:
-        def work(session: Session) -> None:
-            row = session.get(Inbound, inbound_id, with_for_update=True)
-            if row is not None and row.status == "new":
-                row.status = status
-                row.error = reason
-                row.done_at = utcnow()
-
-        self.db.run(work)
+    @staticmethod
+    def _finish_quietly(row: Inbound, status: str, reason: str) -> None:
+        row.status = status
+        row.error = reason
+        row.done_at = utcnow()
+        row.claimed_until = None
 
     def _run_step(self, inbound_id: int, index: int, parsed: ParsedMail, line: str | None) -> None:
         """Apply command ``index`` of the message, in one transaction, once."""
@@ -196,32 +218,36 @@ class Worker:
             row = session.get(Inbound, inbound_id, with_for_update=True)
             if row is None or row.status != "new" or row.commands_done != index:
                 return  # applied already (by us before a crash, or by another worker)
-            started = time.perf_counter()
-            result = self._execute(session, parsed, line)
-            # A board's picture is kept only with its latest result: the combined
-            # reply shows each board once, as it stands after the last command.
-            shown = {p.filename for p in result[1].pictures}
-            earlier = [{**r, "pictures": [p for p in r.get("pictures", []) if p["filename"] not in shown]}
-                       for r in row.results] if shown else row.results
-            row.results = [*earlier, {"command": result[0], "ok": result[1].ok, "text": result[1].text,
-                                      "subject": result[1].subject, "references": result[1].references,
-                                      "pictures": [p.to_json() for p in result[1].pictures]}]
-            row.commands_done = index + 1
-            last = index + 1 >= max(1, len(parsed.commands))
-            if not parsed.multiple:
-                if result[2]:
-                    queue(session, self.settings, result[2])
-            elif last:
-                queue(session, self.settings, self._combined(parsed, row.results))
-            if last:
-                row.status = "done"
-                row.done_at = utcnow()
-                row.claimed_until = None
-            ms = (time.perf_counter() - started) * 1000
-            log.info("command from=%s cmd=%r result=%s ms=%.1f", parsed.reply_to, result[0],
-                     "ok" if result[1].ok else "refused: " + result[1].text.splitlines()[0][:120], ms)
+            self._step(session, row, index, parsed, line)
 
         self.db.run(work)
+
+    def _step(self, session: Session, row: Inbound, index: int, parsed: ParsedMail, line: str | None) -> None:
+        """Run command ``index`` on the locked row: result, replies, progress (the caller commits)."""
+        started = time.perf_counter()
+        result = self._execute(session, parsed, line)
+        # A board's picture is kept only with its latest result: the combined
+        # reply shows each board once, as it stands after the last command.
+        shown = {p.filename for p in result[1].pictures}
+        earlier = [{**r, "pictures": [p for p in r.get("pictures", []) if p["filename"] not in shown]}
+                   for r in row.results] if shown else row.results
+        row.results = [*earlier, {"command": result[0], "ok": result[1].ok, "text": result[1].text,
+                                  "subject": result[1].subject, "references": result[1].references,
+                                  "pictures": [p.to_json() for p in result[1].pictures]}]
+        row.commands_done = index + 1
+        last = index + 1 >= max(1, len(parsed.commands))
+        if not parsed.multiple:
+            if result[2]:
+                queue(session, self.settings, result[2])
+        elif last:
+            queue(session, self.settings, self._combined(parsed, row.results))
+        if last:
+            row.status = "done"
+            row.done_at = utcnow()
+            row.claimed_until = None
+        ms = (time.perf_counter() - started) * 1000
+        log.info("command from=%s cmd=%r result=%s ms=%.1f", parsed.reply_to, result[0],
+                 "ok" if result[1].ok else "refused: " + result[1].text.splitlines()[0][:120], ms)
 
     def _execute(self, session: Session, parsed: ParsedMail, line: str | None) -> tuple[str, StepResult, Mail | None]:
         """Run one command; returns (masked line, outcome, reply to the sender or None)."""

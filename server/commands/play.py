@@ -262,9 +262,10 @@ class QueueNotes:
 def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, comment_by: str, seat: int | None,
            private: dict[int, str] | None = None) -> Result:
     """Mails for everyone after a change, and the mover's own copy as the result."""
-    mails = boards.announce(ctx, board, game, state, headline, comment_by=comment_by, comment=ctx.request.comment,
-                            private=private)
     moves = boards.moves_of(ctx.session, board)
+    pictures = boards.picture(ctx.settings, board, game, state)
+    mails = boards.announce(ctx, board, game, state, headline, comment_by=comment_by, comment=ctx.request.comment,
+                            private=private, moves=moves, pictures=pictures)
     note = boards.own_note(board, seat, private or {})
     text = boards.board_text(ctx.settings, board, game, state, moves, headline, seat, board.status != "active",
                              note=note)
@@ -273,7 +274,7 @@ def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, co
         subject=boards.board_subject(board, game, comment=ctx.request.comment),
         mails=mails,
         references=[board_root(ctx.settings, game.name, board.number)],
-        pictures=boards.picture(ctx.settings, board, game, state),
+        pictures=pictures,
     )
 
 
