@@ -27,8 +27,8 @@ from server.pictures import make as make_picture
 from server.ratings import rate_board
 from server.replies import Mail, board_root
 from server.reply_address import invite
-from server.resources import wrap
 from server.watchers import board_watchers
+from server.wrapping import WIDTH, wrap
 
 if TYPE_CHECKING:
     from server.commands.base import Context
@@ -284,14 +284,15 @@ def board_text(
     away = [u.userid for u in seat_users(board) if u.vacation]
     if away and board.status == "active":
         parts.append(f"On vacation (no reminders, no forfeits): {', '.join(away)}")
-    parts.append(board_notes.follower_lines(board))
-    parts.append(board_notes.timing_block(settings, board, moves, user_to_move(board), whole))
+    parts.append(wrap(board_notes.follower_lines(board)))
+    parts.append(wrap(board_notes.timing_block(settings, board, moves, user_to_move(board), whole)))
     parts.append(board_notes.rating_lines(board, seat_users(board)))
     link = web_link(settings, board)
     if link:
         parts.append(f"On the web: {link}")
     if comment.strip() and comment_by:
-        parts.append(f"{comment_by} writes:\n" + wrap(comment, indent="  "))
+        under = "\n".join(("  " + line).rstrip() for line in wrap(comment, WIDTH - 2).split("\n"))
+        parts.append(f"{comment_by} writes:\n" + under)
     return "\n\n".join(p for p in parts if p) + "\n"
 
 
