@@ -259,7 +259,10 @@ class Worker:
         words = canonical_words(line.split())
         # A reply to play, unless the player typed a whole command (then it is
         # that command, password and all, as if mailed to the bare address).
-        by_reply = bool(parsed.reply_token) and (describe(words)[0] is None or words[0].lower() in REPLY_VERBS)
+        # Judged on the words as typed: the subject-edit form ("Re: TITLE Board N MOVE"),
+        # which canonical_words makes a full command, is a reply's subject here.
+        typed = line.split()
+        by_reply = bool(parsed.reply_token) and (describe(typed)[0] is None or typed[0].lower() in REPLY_VERBS)
         # Nothing a reply says is quoted before its address is checked: it may hold a password.
         checked = not by_reply
         try:

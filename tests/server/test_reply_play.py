@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from server import tokens
 from server.model import Board, Inbound, Move, Outbox, User
 from server.reply_address import FOOTER
-from tests.client_replies import gmail, iphone, outlook_html, thunderbird_flowed
+from tests.client_replies import SHAPES, gmail, iphone, outlook_html, thunderbird_flowed
 from tests.mailtools import Received
 from tests.server.conftest import ADDRESS, Running
 
@@ -107,9 +107,10 @@ def test_a_whole_game_by_plain_replies_from_four_clients(players: Running, caplo
             assert f"{player.split('@')[0]} writes:" in theirs.text
             words = theirs.text.split(f"{player.split('@')[0]} writes:")[1]
             assert " ".join(comment.split()) in " ".join(words.split())
-            # (That the quote and the client's furniture -- Outlook's unquoted From:/Sent:
-            # block, Gmail's wrapped attribution, "Sent from my iPhone" -- stay out of the
-            # comment is issue 14's body reading, tested on its corpus.)
+            # Not the quote, nor the client's furniture (issue 14's body reading): Outlook's
+            # unquoted From:/Sent: block, Gmail's wrapped attribution, "Sent from my iPhone".
+            for furniture in ("wrote:", "Sent from", "From: pbmserv", "Alice, on the train", "Sent:", "> "):
+                assert furniture not in words, (client.__name__, furniture, words)
         with running.db.transaction() as s:
             assert s.scalars(select(Board)).one().ply == number
     final = [m for m in running.sink.messages[-2:]]
@@ -131,12 +132,14 @@ def test_a_whole_game_by_plain_replies_from_four_clients(players: Running, caplo
     assert "command from=" in logged
 
 
-def test_body_without_a_line_of_the_players_reads_the_subject(sqlite_players: Running) -> None:
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_body_without_a_line_of_the_players_reads_the_subject(sqlite_players: Running, shape: str) -> None:
+    """Nothing typed above the quote (only the client's furniture): the edited subject is the command."""
     running = sqlite_players
     running.mail(ALICE, "tictactoe challenge alice bob")
     mail = latest(running, ALICE)
-    raw = thunderbird_flowed(mail, ALICE, "")
-    raw = raw.replace(b"Subject: Re: New Tic-Tac-Toe Board 101 alice", b"Subject: Re: New Tic-Tac-Toe Board 101 b2")
+    raw = SHAPES[shape](mail, ALICE, "")
+    raw = re.sub(rb"Subject: (Re|RE): New Tic-Tac-Toe Board 101 alice", rb"Subject: \1: New Tic-Tac-Toe Board 101 b2", raw)
     new = deliver(running, raw, ALICE, reply_address(mail))
     assert any("alice played b2." in m.text for m in new), [m.text for m in new]
 
