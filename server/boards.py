@@ -26,6 +26,7 @@ from server.ratings import rate_board
 from server.replies import Mail, board_root
 from server.reply_address import invite
 from server.watchers import board_watchers
+from server.wrapping import wrap
 
 if TYPE_CHECKING:
     from server.commands.base import Context
@@ -242,15 +243,16 @@ def board_text(
     ``note`` is for this viewer alone (e.g. that their queued move was not
     legal); the small print below the board is server.board_notes'.
     """
-    parts = [headline.strip(), note.strip(), status_line(board, game, state), move_list(board, moves, whole)]
+    parts = [wrap(headline.strip()), wrap(note.strip()), wrap(status_line(board, game, state)),
+             move_list(board, moves, whole)]
     parts.append(render(board, game, state, viewer))
     players = ", ".join(player_label(board, game, state, i) for i in range(len(board.seats)))
     parts.append(f"Players: {players}")
     away = [u.userid for u in seat_users(board) if u.vacation]
     if away and board.status == "active":
         parts.append(f"On vacation (no reminders, no forfeits): {', '.join(away)}")
-    parts.append(board_notes.follower_lines(board))
-    parts.append(board_notes.timing_block(settings, board, moves, user_to_move(board), whole))
+    parts.append(wrap(board_notes.follower_lines(board)))
+    parts.append(wrap(board_notes.timing_block(settings, board, moves, user_to_move(board), whole)))
     parts.append(board_notes.rating_lines(board, seat_users(board)))
     link = web_link(settings, board)
     if link:

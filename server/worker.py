@@ -35,6 +35,7 @@ from server.pictures import Picture, wanted_by
 from server.replies import Mail, queue
 from server.reply_address import REPLY_VERBS, command_for, invite, reply_token
 from server.resources import render_template
+from server.wrapping import wrap
 
 log = logging.getLogger("pbmserv.worker")
 MAX_TRIES = 3
@@ -287,7 +288,7 @@ class Worker:
         return copy and not parsed.multiple
 
     def _error_mail(self, parsed: ParsedMail, shown: str, reason: str, subject: str) -> Mail:
-        body = render_template("error.txt", command=shown, reason=reason)
+        body = wrap(render_template("error.txt", command=shown, reason=reason))  # 78 columns, reason indented
         return Mail(to=[parsed.reply_to], subject=subject, body=body, in_reply_to=parsed.message_id or None)
 
     def _combined(self, parsed: ParsedMail, results: list[dict]) -> Mail:

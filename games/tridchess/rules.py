@@ -12,7 +12,6 @@ king nor pinned skip that test when the king is not in check.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 from games.tridchess.geometry import (
     BISHOP_DIRS,
@@ -446,6 +445,3 @@ def play_move(st: State, mv: Move, text: str) -> State:
         new.dead = True
     return new
 
-
-def state_fields(st: State) -> dict[str, Any]:
-    return {"history": list(st.history), "last": st.last, "dead": st.dead}

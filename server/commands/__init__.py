@@ -71,7 +71,7 @@ def game_lookup(words: list[str], game: games.Game) -> Lookup:
         return Lookup(found.command, 2, game)
     problem = found.problem or f"Unknown {game.title} command {words[1]!r}"
     if found.suggestion:
-        problem += f"; did you mean {found.suggestion!r}?"
+        return Lookup(None, 2, game, f"{problem}; did you mean {found.suggestion!r}?")
     verbs = ", ".join(c.name for c in unique(GAME_VERBS))
     return Lookup(None, 2, game, f"{problem}. The commands are: {verbs}")
 

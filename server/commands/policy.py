@@ -21,6 +21,7 @@ from server import accounts
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GameCommand, game_verb, general
 from server.model import Board, GamePolicy, Seat, User
+from server.wrapping import wrap
 
 MAX_LIMIT = 1000
 
@@ -111,7 +112,7 @@ class GamePolicyCommand(GameCommand):
         assert row is not None
         row.policy = self.policy
         ctx.session.flush()
-        return Result(game_policy_text(ctx, user, game), subject=f"{game.title}: challenges {self.name}ed")
+        return Result(wrap(game_policy_text(ctx, user, game)), subject=f"{game.title}: challenges {self.name}ed")
 
 
 @game_verb
@@ -145,7 +146,7 @@ class Limit(GameCommand):
             assert row is not None
             row.board_limit = limit
             ctx.session.flush()
-        return Result(game_policy_text(ctx, user, game), subject=f"{game.title}: board limit")
+        return Result(wrap(game_policy_text(ctx, user, game)), subject=f"{game.title}: board limit")
 
 
 class AccountPolicyCommand(Command):
@@ -159,7 +160,7 @@ class AccountPolicyCommand(Command):
         user = accounts.authenticate(ctx.session, args[0], args[1])
         user.challenge_policy = self.policy
         ctx.session.execute(update(GamePolicy).where(GamePolicy.user_id == user.id).values(policy=None))
-        return Result(account_policy_text(ctx, user), subject=f"pbmserv: challenges {self.name}ed")
+        return Result(wrap(account_policy_text(ctx, user)), subject=f"pbmserv: challenges {self.name}ed")
 
 
 @general
@@ -190,7 +191,7 @@ class LimitAll(Command):
         user = accounts.authenticate(ctx.session, args[0], args[1])
         if len(args) == 3:
             user.board_limit = limit
-        return Result(account_policy_text(ctx, user), subject="pbmserv: board limit")
+        return Result(wrap(account_policy_text(ctx, user)), subject="pbmserv: board limit")
 
 
 class Switch(Command):

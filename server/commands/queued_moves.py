@@ -19,6 +19,7 @@ from server.commands.play import (
     split_moveno,
 )
 from server.commands.registry import game_verb
+from server.wrapping import wrap
 
 
 @game_verb
@@ -68,4 +69,4 @@ class Queue(BoardCommand):
                 f"{when}, if it is legal then; if not, you are told and it is your move as usual.")
         if replaced:
             text += f" It replaces your earlier queued move {replaced}."
-        return Result(text, subject=subject)
+        return Result(wrap(text), subject=subject)

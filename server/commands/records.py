@@ -105,6 +105,6 @@ class Standings(GameCommand):
             lines.append(f"  {rank:>3}  {user.userid:<16} {rating:>6.0f} {mark} {played:>5} {wins:>4} {losses:>4} "
                          f"{draws:>4}  {policy.active_boards(ctx, user, game):>3} {limit_shown(ctx, user, game):>3} "
                          f"{seek}".rstrip())
-        lines += ["", "Act: active boards here. Lim: most boards taken at once (rej: refuses challenges).",
-                  "Seek: an open seek ('GAME seeks' lists them).", *FORMULA]
+        lines += ["", "Act: active boards here; Lim: most boards at once (rej: refuses challenges);",
+                  f"Seek: has an open seek ('{game.name} seeks' lists them).", *FORMULA]
         return Result("\n".join(lines), subject=f"{game.title} standings")

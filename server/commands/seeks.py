@@ -6,7 +6,11 @@ seeks are open (one more for a 2-player game, two for TriMac), a board
 starts at once between them: the earlier seekers sit first, so the one who
 waited longest moves first (a game with a pie rule balances that itself).
 Two seeks are *compatible* when every option both of them name has the same
-value; the board gets every option either names.
+value (``-size=4`` and ``-size=3`` are not, even though 4 is the default);
+the board gets every option either names.  The test needs no knowledge of
+a game's options: the two seeks' tokens read in either order must give the
+same options (a later option overrides an earlier one, so any clash shows),
+and the game must accept them together.
 
 Seeks respect challenge policies (``policy.refusal``): a player who refuses
 the game, or is at a board limit, cannot seek, and an open seek whose owner
@@ -25,7 +29,7 @@ from typing import Any
 from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
-from games import Game
+from games import Game, GameError
 from server import accounts, boards
 from server.commands import policy
 from server.commands.base import CommandError, Context, Result
@@ -34,6 +38,7 @@ from server.commands.registry import GameCommand, game_verb
 from server.model import Seek, User
 from server.ratings import START, is_provisional
 from server.replies import board_root
+from server.wrapping import wrap
 
 
 def lock_game(session: Session, game: Game) -> None:
@@ -43,15 +48,14 @@ def lock_game(session: Session, game: Game) -> None:
         session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
 
 
-def wished(game: Game, tokens: list[str]) -> dict[str, Any]:
-    """The options a seek names, as values that differ from the game's defaults."""
-    base = game.parse_options([])
-    chosen = game_options(game, tokens)
-    return {k: v for k, v in chosen.items() if base.get(k) != v}
-
-
-def compatible(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return all(a[k] == b[k] for k in a.keys() & b.keys())
+def together(game: Game, first: list[str], second: list[str]) -> dict[str, Any] | None:
+    """The options of two seeks combined, or None when they clash (see the module docstring)."""
+    try:
+        forward = game.parse_options(list(dict.fromkeys([*first, *second])))
+        backward = game.parse_options(list(dict.fromkeys([*second, *first])))
+    except GameError:
+        return None
+    return forward if forward == backward else None
 
 
 def shown(tokens: list[str]) -> str:
@@ -98,45 +102,43 @@ class SeekCommand(GameCommand):
         if any(not w.startswith("-") or w.startswith("--") for w in words):
             raise CommandError(f"{usage}. A seek names the game's options only (e.g. -compact), "
                                "no players and no --timers", title=game.title)
-        want = wished(game, words)
+        tokens = written_out(game, words)
+        game_options(game, tokens)  # a clear refusal for options the game does not take
         reason = policy.refusal(ctx, user, game)
         if reason:
             raise CommandError(f"No seek entered: {reason}", title=game.title)
-        tokens = written_out(game, words)
-        group = self.partners(ctx, game, user, want)
+        group = self.partners(ctx, game, user, tokens)
         if group is None:
             if mine is None:
                 ctx.session.add(Seek(game=game.name, user_id=user.id, tokens=tokens, created_at=ctx.now))
             else:
                 mine.tokens = tokens
             waiting = sum(1 for s in open_seeks(ctx.session, game) if s.user_id != user.id)
-            return Result(
+            return Result(wrap(
                 f"{user.userid}'s seek for {game.title} {shown(tokens)} is open: a board starts as soon as a "
                 f"compatible seek arrives. Other open seeks: {waiting}. '{game.name} seeks' lists them; "
-                f"'{game.name} seek {user.userid} PASSWORD off' withdraws yours.", subject=subject)
-        return self.start(ctx, game, user, want, group, mine)
+                f"'{game.name} seek {user.userid} PASSWORD off' withdraws yours."), subject=subject)
+        return self.start(ctx, game, user, tokens, group, mine)
 
-    def partners(self, ctx: Context, game: Game, user: User, want: dict[str, Any]) -> list[Seek] | None:
-        """Open seeks that, with ``want``, fill a board (oldest first), or None."""
+    def partners(self, ctx: Context, game: Game, user: User, tokens: list[str]) -> list[Seek] | None:
+        """Open seeks that, with ``tokens``, fill a board (oldest first), or None."""
         group: list[Seek] = []
-        wants = [want]
+        wants = [tokens]
         for seek in open_seeks(ctx.session, game):
             if seek.user_id == user.id or policy.refusal(ctx, seek.user, game):
                 continue
-            theirs = wished(game, list(seek.tokens))
-            if all(compatible(theirs, w) for w in wants):
+            theirs = list(seek.tokens)
+            if all(together(game, theirs, w) is not None for w in wants):
                 group.append(seek)
                 wants.append(theirs)
                 if len(group) == game.players - 1:
                     return group
         return None
 
-    def start(self, ctx: Context, game: Game, user: User, want: dict[str, Any], group: list[Seek],
+    def start(self, ctx: Context, game: Game, user: User, tokens: list[str], group: list[Seek],
               mine: Seek | None) -> Result:
-        options = dict(game.parse_options([]))
-        for seek in group:
-            options.update(wished(game, list(seek.tokens)))
-        options.update(want)
+        everyone = [t for seek in group for t in seek.tokens] + tokens
+        options = game.parse_options(list(dict.fromkeys(everyone)))
         users = [s.user for s in group] + [user]
         ids = [s.id for s in group] + ([mine.id] if mine is not None else [])
         ctx.session.execute(delete(Seek).where(Seek.id.in_(ids)))
@@ -146,7 +148,7 @@ class SeekCommand(GameCommand):
         headline = (f"Seeks met: {names} start {game.title} Board {board.number}; "
                     f"{users[0].userid} (the earliest seek) moves first.")
         mails = boards.announce(ctx, board, game, state, headline, new=True)
-        return Result(headline, subject=boards.board_subject(board, game, new=True), mails=mails,
+        return Result(wrap(headline), subject=boards.board_subject(board, game, new=True), mails=mails,
                       references=[board_root(ctx.settings, game.name, board.number)])
 
 
@@ -170,8 +172,9 @@ class Seeks(GameCommand):
         for s in rows:
             lines.append(f"  {s.user.userid:<16} {rating_of(ctx.session, game, s.user):>7}  "
                          f"{s.created_at:%Y-%m-%d %H:%M}  {shown(list(s.tokens))}")
-        lines += ["", f"'{game.name} seek USERID PASSWORD [-OPTION ...]' meets a compatible one at once."]
-        return Result("\n".join(lines), subject=subject)
+        lines += ["", f"'{game.name} seek USERID PASSWORD [-OPTION ...]' starts a board with the first",
+                  "compatible seek at once."]
+        return Result(wrap("\n".join(lines)), subject=subject)
 
 
 def seeking(session: Session, game: Game) -> set[int]:

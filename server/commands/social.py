@@ -17,6 +17,7 @@ from server.commands.registry import GameCommand, game_verb, general
 from server.model import Board, GameFollow, Subscription, User
 from server.replies import Mail, board_root
 from server.watchers import board_watchers
+from server.wrapping import wrap
 
 #: Most recipients one ``message`` may name.
 MAX_RECIPIENTS = 20
@@ -121,7 +122,7 @@ def follow_game(ctx: Context, game: Game, args: list[str], kind: str) -> Result:
         text = again.format(**words)
     else:
         raise CommandError(again.format(**words), title=game.title)
-    return Result(text, subject=f"{game.title}: {kind} all boards")
+    return Result(wrap(text), subject=f"{game.title}: {kind} all boards")
 
 
 class Follow(GameCommand):

@@ -210,10 +210,10 @@ def test_two_seeks_meet(players: Running) -> None:
             in flat(out[0].text))
     assert boards(p) == [("tictactoe", 101, {"compact": True, "swap": True}, 7.0, 21.0)]
     assert seeks_of(p) == []
-    # Incompatible wishes wait side by side; "off" withdraws.
+    # Incompatible wishes wait side by side (4 is the default size, but dave asked for it); "off" withdraws.
     p.mail("carol@example.org", "warpandweft seek carol cherry3 -size=3")
-    p.mail("dave@example.org", "warpandweft seek dave damson4 -siz=5")
-    assert seeks_of(p) == [("warpandweft", "carol", ["-size=3"]), ("warpandweft", "dave", ["-size=5"])]
+    p.mail("dave@example.org", "warpandweft seek dave damson4 -siz=4")
+    assert seeks_of(p) == [("warpandweft", "carol", ["-size=3"]), ("warpandweft", "dave", ["-size=4"])]
     out = p.mail("dave@example.org", "warpandweft seek dave damson4 off")
     assert "dave's Warp and Weft seek is withdrawn." in out[0].text
     assert seeks_of(p) == [("warpandweft", "carol", ["-size=3"])]
@@ -255,11 +255,17 @@ def test_following_a_game(sqlite_players: Running) -> None:
     assert p.mail("zed@example.org", "tictactoe show board 101")[0].subject == "Tic-Tac-Toe Board 101 bob"
     out = p.mail("carol@example.org", "tictactoe unsub carol cherry3 all")
     assert "carol no longer follows every Tic-Tac-Toe board." in out[0].text
-    for who, pw, move in [("bob", "banana2", "a1"), ("alice", "apple1", "b1"), ("bob", "banana2", "c1")]:
+    moved = p.mail("bob@example.org", "tictactoe move 101 bob banana2 a1")
+    assert "carol@example.org" not in [m.rcpt_tos[0] for m in moved]
+    # Following "all" again holds for boards started from now on, not for 101.
+    p.mail("carol@example.org", "tictactoe subscribe carol cherry3 all")
+    for who, pw, move in [("alice", "apple1", "b1"), ("bob", "banana2", "c1")]:
         assert "carol@example.org" not in [m.rcpt_tos[0] for m in p.mail(f"{who}@example.org",
                                                                           f"tictactoe move 101 {who} {pw} {move}")]
     end = p.mail("alice@example.org", "tictactoe move 101 alice apple1 b3")
     assert sorted(m.rcpt_tos[0] for m in end) == ["alice@example.org", "bob@example.org", "dave@example.org"]
+    out = p.mail("bob@example.org", "tictactoe challenge bob alice")
+    assert "carol@example.org" in [m.rcpt_tos[0] for m in out]
     assert "alice" in p.mail("zed@example.org", "tictactoe show alice all")[0].text
     assert "no longer told" in p.mail("dave@example.org", "tictactoe notify dave damson4")[0].text
 

@@ -96,6 +96,8 @@ TWO = f"{ST} Kb1W,kc8B"
          "fullmove (got 2)"),
         (f"{ST} Kb1W,kc9B w - - 0 10", "c9B is not a square: board B has files a-d and ranks 5-8"),
         (f"{TWO} w - z5N 0 10", "z5N is not a square: board N has files a-d and ranks 3-6"),
+        (f"{TWO} w - z6QL4 0 10", "z6QL4 does not exist now: no attack board stands on QL4"),
+        (f"{TWO} w - xx 0 10", "xx is not a square; squares look like b2W, c5N or z0QL1"),
     ],
 )
 def test_bad_position_strings(text: str, reason: str) -> None:
@@ -103,6 +105,12 @@ def test_bad_position_strings(text: str, reason: str) -> None:
     with pytest.raises(OptionError) as exc:
         GAME.parse_options([f"-position={text}"])
     assert str(exc.value) == f"-position: {reason}"
+
+
+def test_position_lists_each_side_from_its_own_board_outward() -> None:
+    """Written pieces: White's W, N, B (then up the ranks), Black's B, N, W."""
+    s = pos(f"{ST} Pc6B*,Qb4N,Kb1W,nb3W,pb5N*,kc8B w - - 0 10")
+    assert GAME.position(s) == f"{ST} Kb1W,Qb4N,Pc6B*,kc8B,pb5N*,nb3W w - - 0 10"
 
 
 def test_castling_rights_without_king_and_rook_at_home_are_dropped() -> None:
@@ -233,3 +241,20 @@ def test_compact_board_fits_78_columns_once_the_game_is_over() -> None:
     ]
     playing = GAME.render(pos(f"{ST} Kb1W,Nc1W,ka8B w - - 0 60"), compact=True)
     assert playing.splitlines()[-1] == "Last: -   Check: no   White to move."
+
+
+def test_boards_hanging_on_the_lowest_pins_are_drawn_on_layer_0() -> None:
+    """QL1i and KL2i stand on layer 0: their cells show in the L0 grid."""
+    s = pos("WQ:QL1i,WK:KL2i,BQ:QL6,BK:KL6 Kb1W,Pz1QL1i*,kc8B w - - 0 10")
+    rows = GAME.render(s, compact=True).splitlines()  # rank y is on row 12 - y
+    l0 = 4 + 6 * (6 + 1)  # after six 6-column grids, each followed by a space
+    assert [rows[12 - y][l0:] for y in (5, 4, 1, 0)] == [
+        "    .:  5", "    :.  4", "P:      1", ":.      0",
+    ]
+
+
+def test_short_board_move_names_the_carried_pawns_promotion() -> None:
+    """'QL6i=N' is QL4-QL6i=N: the short form keeps the promotion letter."""
+    s = pos("WQ:QL4,WK:KL1,BQ:QL1i,BK:KL6 Pa7QL4*,Kb1W,kd8B w - - 0 10")
+    assert GAME.position(play(s, "QL6i=N")).split()[1] == "Na9QL6i,Kb1W,kd8B"
+    assert GAME.position(play(s, "QL6i")).split()[1] == "Qa9QL6i,Kb1W,kd8B"

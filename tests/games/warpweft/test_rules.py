@@ -450,3 +450,25 @@ def test_switch_refusals_name_the_states_as_the_help_does() -> None:
         st = GAME.play(st, seat, move)
     st = GAME.play(GAME.play(st, 0, "patches"), 1, "C3")
     assert assert_refused(GAME, st, 0, "patches") == "you are already Patching"
+
+
+def test_swap_refusals_word_for_word() -> None:
+    st = GAME.play(GAME.start(GAME.parse_options(["-size=2"]), 2), 0, "C1")
+    assert assert_refused(GAME, st, 0, "swap") == "only the second player may swap"
+    swapped = GAME.play(st, 1, "swap")
+    assert assert_refused(GAME, swapped, 0, "swap") == (
+        "the sides have already been swapped; swap is allowed only once"
+    )
+    later = GAME.play(st, 1, "A1")
+    assert assert_refused(GAME, later, 0, "swap") == (
+        "swap is allowed only as the second move, right after move 1"
+    )
+
+
+def test_patch_primary_switch_back_refused_once_every_patch_is_claimed() -> None:
+    st = GAME.start(GAME.parse_options(["-size=2", "-patches"]), 2)
+    for move in ["B2", "D2", "F2", "B4", "D4", "F4", "B6", "D6", "F6", "threads", "threads"]:
+        st = GAME.play(st, GAME.to_move(st), move)
+    assert assert_refused(GAME, st, 1, "patches") == (
+        "you cannot switch to Patching: every patch is claimed"
+    )
