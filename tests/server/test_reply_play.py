@@ -64,7 +64,7 @@ def refused(running: Running, raw: bytes, sender: str, to: str) -> str:
     assert after[:3] == before[:3] and after[3] == before[3] + 1
     assert "Error" in new[0].subject
     assert new[0].message["Reply-To"] is None  # an error mail invites nothing
-    return " ".join(new[0].text.split())  # error mails wrap their reason at 78 columns
+    return " ".join(new[0].text.split())  # reasons are wrapped to 78 columns: compare words
 
 
 @pytest.fixture
@@ -188,7 +188,7 @@ def board_state_all(running: Running) -> list[tuple[int, int, str]]:
 def refused_any(running: Running, raw: bytes, sender: str, to: str) -> str:
     new = deliver(running, raw, sender, to)
     assert [m.rcpt_tos for m in new] == [[sender]] and "Error" in new[0].subject
-    return " ".join(new[0].text.split())
+    return " ".join(new[0].text.split())  # reasons are wrapped to 78 columns: compare words
 
 
 def test_password_change_and_signoff_revoke_every_token(board: Running) -> None:
