@@ -387,9 +387,9 @@ def announce(
 
     ``private`` holds a note per seat that only that seat's player is shown.
     ``moves`` and ``pictures``: the board's move list and picture of
-    ``state`` when the caller has them already -- the move path needs both
-    for the mover's reply too, and drawing the PNG is the dearest step of
-    a move (7.5 ms for interweave), so it is drawn once per command.
+    ``state`` when the caller has them already (the move path needs the
+    moves for the mover's reply too; drawing the PNG is the dearest step
+    of a move, 7.5 ms for interweave, so it is drawn once per command).
     """
     if moves is None:
         moves = moves_of(ctx.session, board)

@@ -15,6 +15,7 @@ from server.commands.base import CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb
 from server.commands.resolve import AmbiguousOption, expand_options
 from server.model import Board, Move, Seat, User, utcnow
+from server.pictures import wanted_by
 from server.replies import Mail, board_root
 
 _MOVENO = re.compile(r"^(?P<move>.*?)#(?P<n>\d+)$")
@@ -263,9 +264,14 @@ def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, co
            private: dict[int, str] | None = None) -> Result:
     """Mails for everyone after a change, and the mover's own copy as the result."""
     moves = boards.moves_of(ctx.session, board)
-    pictures = boards.picture(ctx.settings, board, game, state)
     mails = boards.announce(ctx, board, game, state, headline, comment_by=comment_by, comment=ctx.request.comment,
-                            private=private, moves=moves, pictures=pictures)
+                            private=private, moves=moves)
+    # The PNG (7.5 ms for interweave) is drawn at most once per command, and
+    # only for someone who gets it: announce's, or one for the mover alone.
+    pictures = next((m.pictures for m in mails if m.pictures), None)
+    if pictures is None:
+        pictures = (boards.picture(ctx.settings, board, game, state)
+                    if wanted_by(ctx.session, [ctx.request.sender]) else [])
     note = boards.own_note(board, seat, private or {})
     text = boards.board_text(ctx.settings, board, game, state, moves, headline, seat, board.status != "active",
                              note=note)
