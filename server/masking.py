@@ -58,7 +58,8 @@ def secret_words(session: Session, words: list[str], sender: str, refused: bool)
     slots = [prefix + i for i in (command.password_args if command else ()) if prefix + i < len(words)]
     if not refused:
         return {words[i] for i in slots}
-    secrets = {words[i] for i in slots if _password_shaped(words[i])}
+    # A sign-up's password slot is always one, even a refused too-short one: it was meant as a password.
+    secrets = {words[i] for i in slots if _password_shaped(words[i]) or _creates_account(command)}
     users = {u.userid: u for u in _named_users(session, words, sender)}
     shaped = command is not None and len(slots) == len(command.password_args) and (
         not slots or _creates_account(command) or words[slots[0] - 1].lower() in users)
