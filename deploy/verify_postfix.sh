@@ -56,18 +56,33 @@ chmod 755 "$WORK"
 CONF=$WORK/etc
 mkdir -p "$CONF" "$WORK/spool" "$WORK/data" "$WORK/mail"
 PBM_PID=
+MAIN_CREATED=
+ALT_BEFORE=
+ALT_SET=
+# Runs on every exit (success, failure, Ctrl-C): never stops half-way, so the
+# work directory and the change to /etc/postfix/main.cf never stay behind.
+cleanup() {
+    set +e
+    postfix -c "$CONF" stop >/dev/null 2>&1
+    if [ -n "$MAIN_CREATED" ]; then rm -f /etc/postfix/main.cf
+    elif [ -n "$ALT_SET" ]; then postconf -e "alternate_config_directories = $ALT_BEFORE"
+    else postconf -X alternate_config_directories 2>/dev/null; fi
+    if [ -n "$PBM_PID" ]; then kill "$PBM_PID" 2>/dev/null; wait "$PBM_PID" 2>/dev/null; fi
+    if [ "${KEEP:-}" = 1 ]; then echo "work directory kept: $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+# A fresh install with debconf's "No configuration" has no main.cf at all;
+# postconf needs one.  An empty one (all defaults) is made for the check and
+# removed afterwards.
+if [ ! -e /etc/postfix/main.cf ]; then
+    : >/etc/postfix/main.cf
+    MAIN_CREATED=1
+fi
 # Postfix runs a second instance only from a config directory the default
 # main.cf lists; add ours for the duration of the check, restore after.
 ALT_BEFORE=$(postconf -h alternate_config_directories 2>/dev/null || true)
 ALT_SET=$(postconf -n alternate_config_directories 2>/dev/null || true)
-cleanup() {
-    postfix -c "$CONF" stop >/dev/null 2>&1 || true
-    if [ -n "$ALT_SET" ]; then postconf -e "alternate_config_directories = $ALT_BEFORE"
-    else postconf -X alternate_config_directories; fi
-    [ -n "$PBM_PID" ] && kill "$PBM_PID" 2>/dev/null && wait "$PBM_PID" 2>/dev/null || true
-    if [ "${KEEP:-}" = 1 ]; then echo "work directory kept: $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT INT TERM
 
 NOBODY_UID=$(id -u nobody)
 NOBODY_GID=$(id -g nobody)
@@ -98,6 +113,7 @@ disable_dns_lookups = yes
 relay_domains = $GAMES_DOMAIN
 transport_maps = texthash:$CONF/transport
 lmtp_destination_recipient_limit = 1
+relay_recipient_maps = texthash:$CONF/relay_recipients
 recipient_delimiter = +
 # --- the players' mailboxes, only for this check ---
 virtual_mailbox_domains = $PLAYERS_DOMAIN
@@ -110,6 +126,8 @@ EOF
 sed -e "s/games\.example\.org/$GAMES_DOMAIN/" -e "s/127\.0\.0\.1:8024/127.0.0.1:$LMTP_PORT/" \
     "$REPO/deploy/postfix/transport" >"$CONF/transport"
 printf 'alice@%s alice/\nbob@%s bob/\n' "$PLAYERS_DOMAIN" "$PLAYERS_DOMAIN" >"$CONF/vmailbox"
+# deploy/postfix/relay_recipients with the test domain:
+sed -e "s/games\.example\.org/$GAMES_DOMAIN/" "$REPO/deploy/postfix/relay_recipients" >"$CONF/relay_recipients"
 # master.cf: the distribution's, without chroot (our queue is not a chroot
 # jail), smtpd moved to the loopback port, postlog for maillog_file.
 awk -v port="$SMTP_PORT" '
@@ -177,6 +195,14 @@ send alice "interweave move 101 alice apple1 $MOVE#1"
 wait_mail bob 3
 echo "    bob got:   $(subject_of_last bob)"
 subject_of_last bob | grep -q "bob" || die "bob's board mail does not say it is his move"
+
+say "swaks: an unknown address of the game domain is refused at RCPT (no backscatter)"
+if swaks --silent 2 --server 127.0.0.1 --port "$SMTP_PORT" --helo client.pbm.test --from "forged@$PLAYERS_DOMAIN" \
+        --to "nobody@$GAMES_DOMAIN" --body x >"$WORK/unknown.log" 2>&1; then
+    die "Postfix accepted mail for nobody@$GAMES_DOMAIN (relay_recipient_maps missing?)"
+fi
+grep -q "550" "$WORK/unknown.log" || { cat "$WORK/unknown.log"; die "no 550 for an unknown address"; }
+echo "    $(grep -o '550.*' "$WORK/unknown.log" | head -1)"
 
 # Reply to play: bob hits Reply on that board mail and types only his move.
 # The reply goes to the mail's Reply-To (pbmserv+TOKEN@games...), through

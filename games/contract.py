@@ -168,6 +168,7 @@ class Game:
         seat: int | None = None,
         board: int | None = None,
         players: list[str] | None = None,
+        moveno: int | None = None,
     ) -> str:
         """The ASCII board (at most 79 columns unless help says why not).
 
@@ -176,6 +177,11 @@ class Game:
         the server knows them, so a title line can read "game 17 ... White
         (alice) to move" as a spec draws it; without them a game draws a
         generic title.
+
+        ``moveno`` is the number the server asks for with the next move
+        (``MOVE#N``, counting every move played, swaps included).  Where it
+        is given, a game that shows a move number shows this one ("move
+        #N"), so one mail never names two different numbers.
         """
         raise NotImplementedError
 

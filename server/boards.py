@@ -7,7 +7,9 @@ since when, and the mail every player gets after each change.
 
 from __future__ import annotations
 
+import inspect
 import re
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import func, select
@@ -26,7 +28,7 @@ from server.ratings import rate_board
 from server.replies import Mail, board_root
 from server.reply_address import invite
 from server.watchers import board_watchers
-from server.wrapping import wrap
+from server.wrapping import WIDTH, wrap
 
 if TYPE_CHECKING:
     from server.commands.base import Context
@@ -174,6 +176,37 @@ def record_move(session: Session, board: Board, seat: int, move: str) -> None:
     session.add(Move(board_id=board.id, ply=board.ply, seat=seat, move=move))
 
 
+def _squash(move: str) -> str:
+    return "".join(move.split()).lower()
+
+
+def canonical_move(game: Game, state: Any, seat: int, move: str, played: Any) -> str:
+    """``move`` as the game spells it (legal_moves' notation), not as typed.
+
+    ``da2-a3`` is stored as ``Da2-a3``: the move list, ``history`` and the
+    replay of a board show one spelling.  The legal move equal to it but
+    for case and spaces is taken; failing that (``Diamond a2-a3``, a letter
+    left out), the legal move that leads to the same position; failing
+    that (a plugin whose legal_moves omits some word), the text as typed.
+    """
+    try:
+        legal = game.legal_moves(state)
+        key = _squash(move)
+        same = [m for m in legal if _squash(m) == key]
+        if len(same) == 1:
+            return same[0]
+        target = game.dump(played)
+        for candidate in legal:
+            try:
+                if game.dump(game.play(state, seat, candidate)) == target:
+                    return candidate
+            except games.GameError:
+                continue
+    except Exception:  # a plugin's trouble here must not cost the move
+        return move
+    return move
+
+
 def player_label(board: Board, game: Game, state: Any, seat: int) -> str:
     names = game.seat_names(state)
     user = seat_users(board)[seat].userid
@@ -258,7 +291,8 @@ def board_text(
     if link:
         parts.append(f"On the web: {link}")
     if comment.strip() and comment_by:
-        parts.append(f"{comment_by} writes:\n" + "\n".join("  " + line for line in comment.splitlines()))
+        under = "\n".join(("  " + line).rstrip() for line in wrap(comment, WIDTH - 2).split("\n"))
+        parts.append(f"{comment_by} writes:\n" + under)
     return "\n\n".join(p for p in parts if p) + "\n"
 
 
@@ -278,15 +312,30 @@ def picture(settings: Settings, board: Board, game: Game, state: Any, at: int | 
     return [pic] if pic else []
 
 
-def render(board: Board, game: Game, state: Any, viewer: int | None) -> str:
-    """The plugin's drawing of ``state`` on this board, for one viewer."""
+def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int | None = None) -> str:
+    """The plugin's drawing of ``state`` on this board, for one viewer.
+
+    ``moveno`` (default: the board's next move number) is passed to plugins
+    that take it, so the board names the same #N as the status line.
+    """
+    extra = {"moveno": board.ply + 1 if moveno is None else moveno} if _takes_moveno(game) else {}
     return game.render(
         state,
         compact=bool(board.options.get("compact")),
         seat=viewer,
         board=board.number,
         players=[u.userid for u in seat_users(board)],
+        **extra,
     ).rstrip("\n")
+
+
+@cache
+def _takes_moveno(game: Game) -> bool:
+    """Whether the plugin's render accepts ``moveno`` (plugins written before it do not)."""
+    try:
+        return "moveno" in inspect.signature(game.render).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def show_text_at(board: Board, game: Game, state: Any, moves: list[Move], headline: str) -> str:
@@ -296,7 +345,7 @@ def show_text_at(board: Board, game: Game, state: Any, moves: list[Move], headli
         status = "The game was over at this point."
     else:
         status = f"At this point it was {player_label(board, game, state, seat)}'s move (move #{len(moves) + 1})."
-    parts = [headline, status, move_list(board, moves, True), render(board, game, state, None)]
+    parts = [headline, status, move_list(board, moves, True), render(board, game, state, None, len(moves) + 1)]
     return "\n\n".join(parts) + "\n"
 
 
@@ -338,9 +387,9 @@ def announce(
 
     ``private`` holds a note per seat that only that seat's player is shown.
     ``moves`` and ``pictures``: the board's move list and picture of
-    ``state`` when the caller has them already -- the move path needs both
-    for the mover's reply too, and drawing the PNG is the dearest step of
-    a move (7.5 ms for interweave), so it is drawn once per command.
+    ``state`` when the caller has them already (the move path needs the
+    moves for the mover's reply too; drawing the PNG is the dearest step
+    of a move, 7.5 ms for interweave, so it is drawn once per command).
     """
     if moves is None:
         moves = moves_of(ctx.session, board)

@@ -25,13 +25,68 @@ from server.replies import queue
 
 EX_TEMPFAIL = 75
 EX_DATAERR = 65
+EX_CONFIG = 78
+
+
+def safe_url(url: str) -> str:
+    """The database URL without its password, for messages."""
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "(an unreadable URL)"
+
+
+def explain(exc: BaseException, settings: Settings | None) -> tuple[int, str]:
+    """One line for the admin and an exit code (75: trying again later may help)."""
+    from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+
+    url = safe_url(settings.database_url) if settings else "the database"
+    if isinstance(exc, CommandError | games.GameError):
+        return 1, str(exc).splitlines()[0]
+    if isinstance(exc, ArgumentError | NoSuchModuleError):
+        return EX_CONFIG, f"bad --database-url {url}: {_first_line(exc)} (e.g. sqlite:///pbmserv.db)"
+    if isinstance(exc, DBAPIError):
+        return EX_TEMPFAIL, f"cannot use the database {url}: {_first_line(exc)}"
+    if isinstance(exc, OSError):
+        return EX_TEMPFAIL, f"{exc.strerror or exc}"
+    return 1, _first_line(exc)
+
+
+class Main(click.Group):
+    """The top-level group: an ordinary failure is one line on stderr and an exit
+    code, never a traceback (a bug still shows one, with -v)."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            app = ctx.find_object(App)
+            code, text = explain(exc, app.settings if app else None)
+            if app is not None and app.verbose >= 2:
+                logging.getLogger("pbmserv.cli").exception("failed")
+            click.echo(f"pbmserv: {text}", err=True)
+            ctx.exit(code)
+
+
+def cli_game(name: str) -> games.Game:
+    """The game, or a usage error that lists the games."""
+    try:
+        return games.load_game(name)
+    except games.UnknownGame:
+        known = ", ".join(g.name for g in games.available())
+        raise click.ClickException(f"unknown game {name!r}; games: {known}") from None
 
 
 class App:
     """What the subcommands share: settings, and the database opened on demand."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, verbose: int = 0) -> None:
         self.settings = settings
+        self.verbose = verbose
         self._db: Database | None = None
 
     @property
@@ -50,7 +105,8 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
     return out or ["pbmserv@localhost"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Main, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="pbmserv", prog_name="pbmserv", message="%(prog)s %(version)s")
 @click.option("--database-url", envvar="PBMSERV_DATABASE_URL", default=DEFAULT_DATABASE_URL, show_default=True,
               help="SQLAlchemy URL: sqlite:///FILE (embedded default) or postgresql://user@host/db.")
 @click.option("--address", "addresses", envvar="PBMSERV_ADDRESS", multiple=True, callback=_split_addresses,
@@ -100,7 +156,7 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
                            retry_base=retry_base, lease_seconds=lease_seconds,
                            delivery_lease_seconds=delivery_lease_seconds, busy_timeout=busy_timeout,
                            recipient_delimiter=recipient_delimiter or "+", web_url=web_url,
-                           pictures=pictures))
+                           pictures=pictures), verbose)
 
 
 @main.command()
@@ -118,12 +174,28 @@ def serve(app: App, lmtp: bool, workers: int | None) -> None:
         # aiosmtpd logs every SMTP line on "mail.log" at INFO: keep that for -vv,
         # so the default shows one line per command (server.worker), not ten.
         logging.getLogger("mail.log").setLevel(logging.WARNING)
+        logging.getLogger("alembic").setLevel(logging.WARNING)
     root.setLevel(min(root.level, logging.INFO))
     app.settings.lmtp = lmtp
     app.settings.workers = (os.cpu_count() or 1) if workers is None else workers
+    try:
+        host, port = app.settings.listen_hostport
+    except ValueError:
+        raise click.BadParameter(f"{app.settings.listen!r}: give host:port, e.g. 127.0.0.1:8025",
+                                 param_hint="--listen") from None
+    if not 0 < port < 65536:
+        raise click.BadParameter(f"port {port} is not 1-65535", param_hint="--listen")
+    if not app.settings.relay:
+        click.echo("warning: no --relay (PBMSERV_RELAY): replies are stored and wait until a relay is "
+                   "given", err=True)
     server = Server(app.settings, app.db)
-    server.start()
-    host, port = app.settings.listen_hostport
+    try:
+        server.start()
+    except Exception as exc:
+        server.stop()
+        reason = getattr(exc, "strerror", None) or _first_line(exc)
+        click.echo(f"pbmserv: cannot listen on {host}:{port}: {reason}", err=True)
+        sys.exit(EX_TEMPFAIL)
     click.echo(f"pbmserv listening on {host}:{port} ({'LMTP' if lmtp else 'SMTP'}); Ctrl-C stops it", err=True)
     done = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -211,8 +283,19 @@ def db() -> None:
 @pass_app
 def db_upgrade(app: App) -> None:
     """Create or migrate the schema to the newest revision."""
-    app.db  # noqa: B018 - opening it upgrades
-    click.echo(f"schema up to date: {app.db.engine.url.render_as_string(hide_password=True)}")
+    from server.database import current_revision
+
+    db = Database(app.settings.database_url, app.settings.busy_timeout)
+    before = current_revision(db.engine)
+    db.upgrade()
+    after = current_revision(db.engine)
+    where = safe_url(app.settings.database_url)
+    if before is None:
+        click.echo(f"created the schema (revision {after}) in {where}")
+    elif before != after:
+        click.echo(f"upgraded the schema from revision {before} to {after} in {where}")
+    else:
+        click.echo(f"schema already current (revision {after}) in {where}")
 
 
 def admin_command(app: App, words: list[str]) -> str:
@@ -238,7 +321,7 @@ def admin_command(app: App, words: list[str]) -> str:
 @pass_app
 def challenge(app: App, game: str, args: tuple[str, ...]) -> None:
     """Start a board: GAME USER1 USER2 [USER3] [-OPTION[=VALUE] ...] (mails every player)."""
-    click.echo(admin_command(app, [game, "challenge", *args]))
+    click.echo(admin_command(app, [cli_game(game).name, "challenge", *args]))
 
 
 @main.group()
@@ -327,7 +410,7 @@ def game_list(app: App, name: str | None, show_all: bool) -> None:
     with app.db.transaction() as session:
         query = select(Board).order_by(Board.game, Board.number)
         if name:
-            query = query.where(Board.game == boards.plugin_for(name).name)
+            query = query.where(Board.game == cli_game(name).name)
         if not show_all:
             query = query.where(Board.status == "active")
         for b in session.scalars(query):
@@ -343,7 +426,7 @@ def game_list(app: App, name: str | None, show_all: bool) -> None:
 @pass_app
 def game_show(app: App, name: str, number: int) -> None:
     """A board with its whole move list."""
-    click.echo(admin_command(app, [name, "show", str(number)]))
+    click.echo(admin_command(app, [cli_game(name).name, "show", str(number)]))
 
 
 @main.group()
@@ -360,9 +443,12 @@ def outbox_list(app: App, status: str) -> None:
         query = select(Outbox).order_by(Outbox.id)
         if status != "all":
             query = query.where(Outbox.status == status)
-        for row in session.scalars(query):
+        rows = session.scalars(query).all()
+        for row in rows:
             click.echo(f"{row.id:>6} {row.status:<8} tries={row.tries:<2} {', '.join(row.recipients):<30} "
                        f"{row.subject[:40]}  {row.last_error or ''}")
+        if not rows:
+            click.echo(f"no {'' if status == 'all' else status + ' '}mail in the outbox")
 
 
 @outbox.command("retry")
@@ -397,10 +483,13 @@ def inbound_list(app: App, status: str) -> None:
         query = select(Inbound).order_by(Inbound.id)
         if status != "all":
             query = query.where(Inbound.status == status)
-        for row in session.scalars(query):
+        rows = session.scalars(query).all()
+        for row in rows:
             err = (row.error or "").strip().splitlines()
             click.echo(f"{row.id:>6} {row.status:<9} tries={row.tries} from={row.mail_from:<30} "
                        f"{err[-1][:60] if err else ''}")
+        if not rows:
+            click.echo(f"no {'' if status == 'all' else status + ' '}received mail")
 
 
 @inbound.command("retry")
@@ -434,6 +523,8 @@ def prune(app: App, days: float) -> None:
 
     from sqlalchemy import delete
 
+    if not days >= 0:
+        raise click.BadParameter(f"{days:g}: give zero or more days", param_hint="--days")
     cutoff = utcnow() - timedelta(days=days)
 
     def work(session):  # type: ignore[no-untyped-def]

@@ -223,6 +223,14 @@ def alembic_config(engine: Engine | None = None) -> Config:
     return config
 
 
+def current_revision(engine: Engine) -> str | None:
+    """The schema's Alembic revision, None where there is no schema yet."""
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
 def upgrade_schema(engine: Engine) -> None:
     """Create or upgrade the schema to the newest revision (idempotent).
 

@@ -20,17 +20,19 @@ from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
 from html.parser import HTMLParser
 
-#: Lines longer than this are cut before they are read as commands.
-MAX_LINE = 1000
-MAX_COMMENT = 8000
+from server.mailtext import MAX_LINE, command_lines, comment_text, decode_flowed
+
 #: Multipart containers (``boundary=`` parameters) beyond which the body is not parsed.
 MAX_MULTIPARTS = 100
 _BOUNDARY = re.compile(rb"boundary\s*=", re.IGNORECASE)
 _MAILABLE = re.compile(r"^[!-~]+@[!-~]+$")
 _MSGID = re.compile(r"^<[!-;=?-~]{1,250}>$")  # printable ASCII but < and >
 
-_PREFIX = re.compile(r"^\s*(?:(?:re|fwd?|aw|sv|wg|vs|antw|tr)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
-_ON_WROTE = re.compile(r"^\s*(on\b.*wrote:|am\b.*schrieb.*:|le\b.*a écrit.*:)\s*$", re.IGNORECASE)
+#: Reply/forward prefixes ("Re:", "AW:", "Re[2]:") and list-style tags ("[PBM]").
+_PREFIX = re.compile(
+    r"^\s*(?:(?:(?:re|fwd?|aw|sv|wg|vs|antw|tr|rif|odp|ynt)\s*(?:\[\d+\])?\s*:|\[[^\]\s][^\]]{0,39}\])\s*)+",
+    re.IGNORECASE,
+)
 
 _TRANSLATE = str.maketrans(
     {
@@ -94,37 +96,70 @@ def clean_subject(subject: str) -> str:
 
 
 class _HTMLText(HTMLParser):
-    """Just enough HTML to text: block elements become line breaks."""
+    """Just enough HTML to text: block elements become line breaks.
+
+    Source line breaks are white space (outside ``<pre>``), quoted blocks
+    get ``> `` as in a plain-text reply, and ``<hr>`` becomes the rule that
+    Outlook puts above its quoted header block, so the text reader stops
+    there as it does for Outlook's plain-text part.
+    """
 
     _BLOCK = {"p", "div", "br", "tr", "li", "pre", "h1", "h2", "h3", "h4", "blockquote", "table"}
+    _HIDDEN = ("script", "style", "head", "title")
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self._skip = 0
         self._quote = 0
+        self._pre = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style", "head"):
+        if tag in self._HIDDEN:
             self._skip += 1
         if tag == "blockquote":
             self._quote += 1
-        if tag in self._BLOCK:
+        if tag == "pre":
+            self._pre += 1
+        if tag == "br":
             self.parts.append("\n")
+        elif tag in self._BLOCK:
+            self._break()
+        if tag == "hr":
+            self.parts.append("\n" + "_" * 32 + "\n")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "br":
+            self.parts.append("\n")
+        elif tag == "hr":
+            self.parts.append("\n" + "_" * 32 + "\n")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style", "head") and self._skip:
+        if tag in self._HIDDEN and self._skip:
             self._skip -= 1
         if tag == "blockquote" and self._quote:
             self._quote -= 1
-        if tag in self._BLOCK:
+        if tag == "pre" and self._pre:
+            self._pre -= 1
+        if tag in self._BLOCK and tag != "br":
+            self._break()
+
+    def _break(self) -> None:
+        """End the current line unless it just ended: nested blocks make one break."""
+        if self.parts and not self.parts[-1].endswith("\n"):
             self.parts.append("\n")
 
     def handle_data(self, data: str) -> None:
         if self._skip:
             return
+        if not self._pre:
+            data = re.sub(r"[ \t\r\n]+", " ", data)
+            if not self.parts or self.parts[-1].endswith("\n"):
+                data = data.lstrip(" ")
+            if not data:
+                return
         if self._quote:
-            data = "\n".join("> " + line for line in data.splitlines())
+            data = "\n".join("> " * self._quote + line for line in data.split("\n"))
         self.parts.append(data)
 
     def text(self) -> str:
@@ -158,6 +193,15 @@ def _part_text(part: Message) -> str:
         return payload if isinstance(payload, str) else ""
 
 
+def _plain_text(part: Message) -> str:
+    """A text/plain part's text, with format=flowed soft breaks joined (RFC 3676)."""
+    text = _part_text(part)
+    if str(part.get_param("format", "") or "").lower() == "flowed":
+        delsp = str(part.get_param("delsp", "") or "").lower() == "yes"
+        text = decode_flowed(text.replace("\r\n", "\n"), delsp)
+    return text
+
+
 def body_text(msg: Message) -> str:
     """The first text/plain part that is not an attachment; else HTML as text."""
     html: str | None = None
@@ -169,7 +213,7 @@ def body_text(msg: Message) -> str:
             continue
         ctype = part.get_content_type()
         if ctype == "text/plain":
-            return _part_text(part)
+            return _plain_text(part)
         if ctype == "text/html" and html is None:
             html = _part_text(part)
     return html_to_text(html) if html is not None else ""
@@ -223,41 +267,14 @@ def no_reply_reason(msg: Message, envelope_from: str, own: set[str]) -> str | No
     return None
 
 
-def split_lines(text: str) -> list[str]:
-    return [line[:MAX_LINE] for line in text.split("\n")]
-
-
 def read_commands(body: str, limit: int) -> tuple[list[str], bool]:
     """Body mode: one command a line until end/stop, a signature or a quote."""
-    commands: list[str] = []
-    for line in split_lines(body):
-        stripped = line.strip()
-        if line.rstrip() == "--" or line.startswith("-- "):
-            break
-        if stripped.startswith(">") or _ON_WROTE.match(stripped):
-            break
-        if stripped.lower() in ("end", "stop"):
-            break
-        if not stripped or stripped.startswith("#"):
-            continue
-        if len(commands) == limit:
-            return commands, True
-        commands.append(stripped)
-    return commands, False
+    return command_lines(body, limit)
 
 
 def read_comment(body: str) -> str:
-    """The body without quoted text, "On ... wrote:" lines and the signature."""
-    kept: list[str] = []
-    for line in split_lines(body):
-        if line.rstrip() == "--" or line.startswith("-- "):
-            break
-        if line.lstrip().startswith(">") or _ON_WROTE.match(line):
-            continue
-        kept.append(line.rstrip())
-    text = "\n".join(kept).strip("\n")
-    text = re.sub(r"\n{3,}", "\n\n", text)
-    return text[:MAX_COMMENT]
+    """The body without quoted text, attributions, client headers and the signature."""
+    return comment_text(body)
 
 
 #: Header fields read at most; a message with more is stored but not answered.

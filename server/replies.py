@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from server.config import Settings
 from server.model import Outbox
 from server.pictures import Picture, content_ids, html_page, related_part
+from server.resources import wrap_prose
 
 
 @dataclass
@@ -68,7 +69,7 @@ def compose(settings: Settings, mail: Mail) -> EmailMessage:
     msg["X-Loop"] = settings.address
     msg["Precedence"] = "bulk"
     msg["X-Auto-Response-Suppress"] = "All"
-    body = mail.body if mail.body.endswith("\n") else mail.body + "\n"
+    body = wrap_prose(mail.body if mail.body.endswith("\n") else mail.body + "\n")
     msg.set_content(body, charset="utf-8", cte="quoted-printable")
     # Webmail shows text/plain in a proportional font and breaks the boards'
     # columns; a <pre> alternative keeps them.  Clients that prefer plain text
@@ -127,7 +128,7 @@ def render(settings: Settings, mail: Mail) -> bytes:
                 ("X-Auto-Response-Suppress", "All")]
     if any(not (value.isascii() and value.isprintable()) or len(value) > 900 for _, value in headers):
         return compose(settings, mail).as_bytes(policy=SMTP_POLICY)
-    body = mail.body if mail.body.endswith("\n") else mail.body + "\n"
+    body = wrap_prose(mail.body if mail.body.endswith("\n") else mail.body + "\n")
     cids = content_ids(mail.pictures, settings.domain)
     page = html_page(body, mail.pictures, cids)
     boundary = f"===============pbm{uuid.uuid4().hex}=="

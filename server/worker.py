@@ -26,16 +26,17 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 import games
-from server.commands import CommandError, Context, Request, Result, describe, dispatch, masked_line
+from server.commands import CommandError, Context, Request, Result, describe, dispatch
+from server.commands.subjects import canonical_words
 from server.config import Settings
 from server.database import Database
+from server.masking import mask_words, scrub, secret_words
 from server.model import Inbound, utcnow
 from server.parse import ParsedMail, parse_message
 from server.pictures import Picture, wanted_by
-from server.replies import Mail, queue
+from server.replies import Mail, board_root, queue
 from server.reply_address import REPLY_VERBS, command_for, invite, reply_token
-from server.resources import render_template
-from server.wrapping import wrap
+from server.resources import render_template, wrap
 
 log = logging.getLogger("pbmserv.worker")
 MAX_TRIES = 3
@@ -51,18 +52,31 @@ class StepResult:
     pictures: list[Picture] = field(default_factory=list)
 
 
-def error_subject(words: list[str], exc: Exception) -> str:
-    """``TITLE Board N Error`` whenever the line names a game and a board, however it failed."""
+def _error_board(words: list[str], exc: Exception) -> tuple[str | None, str | None, int | None]:
+    """The game (title, command word) and board number a refused line is about, as far as known."""
     _, prefix, game = describe(words)
     title = getattr(exc, "title", None) or (game.title if game else None)
     board = getattr(exc, "board", None)
+    name = board.game if board is not None else game.name if game is not None else None
     number = board.number if board is not None else None
     if number is None and game is not None and len(words) > prefix:
         head = words[prefix].split("#")[0]
         number = int(head) if head.isdigit() and len(head) < 10 else None
+    return title, name, number
+
+
+def error_subject(words: list[str], exc: Exception) -> str:
+    """``TITLE Board N Error`` whenever the line names a game and a board, however it failed."""
+    title, _, number = _error_board(words, exc)
     if title and number is not None:
         return f"{title} Board {number} Error"
     return f"{title} Error" if title else "pbmserv Error"
+
+
+def error_references(settings: Settings, words: list[str], exc: Exception) -> list[str]:
+    """The board's References root, so an error about a board threads with its mail."""
+    _, name, number = _error_board(words, exc)
+    return [board_root(settings, name, number)] if name and number is not None else []
 
 
 def worker_name() -> str:
@@ -242,12 +256,15 @@ class Worker:
         if line is None:
             reason = "No command found: put one command in the Subject, or one a line in the body with an empty Subject."
             return "", StepResult(False, reason, "pbmserv Error", []), self._error_mail(parsed, "(none)", reason, "pbmserv Error")
-        words = line.split()
+        words = canonical_words(line.split())
         # A reply to play, unless the player typed a whole command (then it is
         # that command, password and all, as if mailed to the bare address).
-        by_reply = bool(parsed.reply_token) and (describe(words)[0] is None or words[0].lower() in REPLY_VERBS)
+        # Judged on the words as typed: the subject-edit form ("Re: TITLE Board N MOVE"),
+        # which canonical_words makes a full command, is a reply's subject here.
+        typed = line.split()
+        by_reply = bool(parsed.reply_token) and (describe(typed)[0] is None or typed[0].lower() in REPLY_VERBS)
         # Nothing a reply says is quoted before its address is checked: it may hold a password.
-        shown = "(a reply to a board mail)" if by_reply else masked_line(words)
+        checked = not by_reply
         try:
             with session.begin_nested():
                 identity, comment = None, parsed.comment
@@ -255,15 +272,20 @@ class Worker:
                     assert parsed.reply_token is not None
                     reply = command_for(session, parsed.reply_token, line, parsed.from_subject, comment)
                     words, identity, comment = reply.words, reply.identity, reply.comment
-                    shown = masked_line(words)
+                    checked = True
                 request = Request(words=words, line=line, sender=parsed.reply_to, comment=comment,
                                   message_id=parsed.message_id, multiple=parsed.multiple, identity=identity)
                 ctx = Context(session=session, settings=self.settings, request=request, now=utcnow())
                 result = dispatch(ctx, words)
                 sender_copy = self._queue_mails(session, parsed, result)
         except (CommandError, games.GameError) as exc:
-            subject = error_subject(words, exc)
-            return shown, StepResult(False, str(exc), subject, []), self._error_mail(parsed, shown, str(exc), subject)
+            secrets = secret_words(session, words, parsed.reply_to, refused=True)
+            shown = mask_words(words, secrets) if checked else "(a reply to a board mail)"
+            reason = scrub(str(exc), secrets)
+            subject, refs = error_subject(words, exc), error_references(self.settings, words, exc)
+            return (shown, StepResult(False, reason, subject, refs),
+                    self._error_mail(parsed, shown, reason, subject, refs))
+        shown = mask_words(words, secret_words(session, words, parsed.reply_to, refused=False))
         pictures = result.pictures if result.pictures and wanted_by(session, [parsed.reply_to]) else []
         outcome = StepResult(True, result.text, result.subject, result.references, pictures)
         if sender_copy:
@@ -280,23 +302,25 @@ class Worker:
         copy = False
         for mail in result.mails:
             if sender in (a.lower() for a in mail.to):
-                copy = True
                 if parsed.multiple:
                     continue  # the combined reply carries it
+                copy = copy or not result.confirm
                 mail.in_reply_to = parsed.message_id or None
             queue(session, self.settings, mail)
         return copy and not parsed.multiple
 
-    def _error_mail(self, parsed: ParsedMail, shown: str, reason: str, subject: str) -> Mail:
-        body = wrap(render_template("error.txt", command=shown, reason=reason))  # 78 columns, reason indented
-        return Mail(to=[parsed.reply_to], subject=subject, body=body, in_reply_to=parsed.message_id or None)
+    def _error_mail(self, parsed: ParsedMail, shown: str, reason: str, subject: str,
+                    references: list[str] | None = None) -> Mail:
+        body = render_template("error.txt", command=wrap(shown, indent="    ").strip(), reason=wrap(reason, indent="    "))
+        return Mail(to=[parsed.reply_to], subject=subject, body=body, in_reply_to=parsed.message_id or None,
+                    references=references or [])
 
     def _combined(self, parsed: ParsedMail, results: list[dict]) -> Mail:
         ok = sum(1 for r in results if r["ok"])
         lines = [f"Results of your {len(results)} commands ({ok} done, {len(results) - ok} refused):", ""]
         for r in results:
             lines.append(f"> {r['command']}")
-            lines.append(r["text"].rstrip() if r["ok"] else "Refused: " + r["text"])
+            lines.append(r["text"].rstrip() if r["ok"] else wrap("Refused: " + r["text"]))
             lines.append("")
         if parsed.truncated:
             lines.append(f"Unprocessed: only the first {self.settings.max_commands} commands of a mail are read.")

@@ -105,6 +105,7 @@ class TicTacToe(Game):
         seat: int | None = None,
         board: int | None = None,
         players: list[str] | None = None,
+        moveno: int | None = None,
     ) -> str:
         rows = []
         for r in "321":

@@ -175,8 +175,9 @@ class Interweave(Game):
         seat: int | None = None,
         board: int | None = None,
         players: list[str] | None = None,
+        moveno: int | None = None,
     ) -> str:
-        return render_compact(state) if compact else render_full(state)
+        return render_compact(state, moveno) if compact else render_full(state, moveno)
 
     def position(self, state: State) -> str:
         return state.pos.fen()

@@ -24,11 +24,12 @@ def _reserve(pos: Position, side: int) -> str:
     return " ".join(letters) if letters else "-"
 
 
-def _status(state: State) -> str:
+def _status(state: State, moveno: int | None = None) -> str:
     if state.result is not None:
         return textwrap.fill(f"Game over. {state.result.reason}.", width=79)
     pos = state.pos
-    return f"{SIDE_NAMES[pos.side]} to move (move {pos.fullmove})."
+    number = f"#{moveno}" if moveno is not None else str(pos.fullmove)
+    return f"{SIDE_NAMES[pos.side]} to move (move {number})."
 
 
 def _ep(pos: Position) -> str | None:
@@ -41,7 +42,7 @@ def _ep(pos: Position) -> str | None:
     )
 
 
-def render_full(state: State) -> str:
+def render_full(state: State, moveno: int | None = None) -> str:
     pos = state.pos
     side_text = {
         8: "Black: k s l r p",
@@ -71,11 +72,11 @@ def render_full(state: State) -> str:
     if ep:
         lines.append(ep)
     lines.append(f"Turns since a capture or Pawn move: {pos.halfmove}")
-    lines.append(_status(state))
+    lines.append(_status(state, moveno))
     return "\n".join(lines) + "\n"
 
 
-def render_compact(state: State) -> str:
+def render_compact(state: State, moveno: int | None = None) -> str:
     pos = state.pos
     lines = []
     for r in range(7, -1, -1):
@@ -93,5 +94,5 @@ def render_compact(state: State) -> str:
     lines.append(info)
     if state.last:
         lines.append(f"Last move: {state.last}")
-    lines.append(_status(state))
+    lines.append(_status(state, moveno))
     return "\n".join(lines) + "\n"

@@ -161,9 +161,10 @@ class TriDChess(Game):
         seat: int | None = None,
         board: int | None = None,
         players: list[str] | None = None,
+        moveno: int | None = None,
     ) -> str:
         out = self.outcome(state)
-        move_no = state.fullmove
+        move_no = str(state.fullmove) if moveno is None else f"#{moveno}"
         side = "Black" if state.turn else "White"
         check = "yes" if state.in_check() else "no"
         last = state.last or "-"

@@ -94,7 +94,6 @@ Options:
   -compact            shorter board mail (no legend, no piece lists)
   -position=STRING    start from a position: tokens like rK@Rf1 (colour,
                       piece letter, @, point), then to=R alive=RBG last=G
-  -game=N             board number shown in the header (default 1)
 
 Coordinate key (file and rank of every point; Blue upper left, Green
 upper right, Red at the bottom):
@@ -118,7 +117,10 @@ class TriMac(Game):
 
     def parse_options(self, tokens: list[str]) -> dict[str, Any]:
         opts: dict[str, Any] = {"compact": False, "position": None, "game": 1}
-        valid = "valid options: -compact, -position=STRING, -game=N"
+        # -game=N (the number in the header) exists for drawing a board outside
+        # a server; on the server the header shows the board's own number, so
+        # the option is not offered in help or in this list.
+        valid = "valid options: -compact, -position=STRING"
         for tok in tokens:
             name, value = split_option(tok)
             if name == "compact":
@@ -171,9 +173,10 @@ class TriMac(Game):
         seat: int | None = None,
         board: int | None = None,
         players: list[str] | None = None,
+        moveno: int | None = None,
     ) -> str:
         """The spec's mailed board; its header names the server's board number when given."""
-        return render(state, compact=compact, game_no=board if board is not None else state.game_no)
+        return render(state, compact=compact, game_no=board if board is not None else state.game_no, moveno=moveno)
 
     def position(self, state: State) -> str:
         alive = state.alive

@@ -111,7 +111,7 @@ def recent_events(state: State) -> list[str]:
     return list(reversed(out))
 
 
-def render(state: State, compact: bool = False, game_no: int = 1) -> str:
+def render(state: State, compact: bool = False, game_no: int = 1, moveno: int | None = None) -> str:
     alive = state.alive
     if state.result is None:
         status = f"{SEAT_NAMES[state.to]} to move"
@@ -119,7 +119,8 @@ def render(state: State, compact: bool = False, game_no: int = 1) -> str:
         status = f"{SEAT_NAMES[state.result[0][0]]} wins"
     else:
         status = "drawn"
-    out = [f"TriMac 3 Friends - game {game_no} - move {state.turns + 1} - {status}", ""]
+    number = state.turns + 1 if moveno is None else f"#{moveno if state.result is None else moveno - 1}"
+    out = [f"TriMac 3 Friends - game {game_no} - move {number} - {status}", ""]
     lines = map_lines(state.board)
     if not compact:
         legend = [

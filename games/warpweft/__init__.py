@@ -118,6 +118,7 @@ class WarpAndWeft(Game):
         seat: int | None = None,
         board: int | None = None,
         players: list[str] | None = None,
+        moveno: int | None = None,
     ) -> str:
         """The board (standard or compact) and the status lines under it.
 
@@ -152,8 +153,9 @@ class WarpAndWeft(Game):
                 f"({who(state.seat_of(state.winner))}) wins; {state.reason}."
             )
         else:
+            number = f"#{moveno}" if moveno is not None else str(state.plies + 1)
             lines.append(
-                f"Move {state.plies + 1}: {SIDE_NAMES[mover]} "
+                f"Move {number}: {SIDE_NAMES[mover]} "
                 f"({who(state.seat_of(mover))}) to move."
             )
         return "\n".join(lines) + "\n"

@@ -47,6 +47,21 @@ segment slide to its bridge, step down onto a slope of the strand passing
 under it, and stop anywhere in that new segment.  It only goes one way round
 each cell (the pinwheel), so such attacks are not always mutual.
 
+Reading the board: the lower left corner without pieces, as mails draw it
+(!+! a bridge with the vertical strand on top, =+= the horizontal one on
+top, | | and - - slopes of a vertical and a horizontal strand, ### a cell):
+
+     a   b   c   d   e
+ 3  =+= - - !+! - - =+=     rank 3: segments [a3 b3] [d3 e3 f3] ...
+ 2  | | ### | | ### | |     file c: segment [c2 c3 c4], bridge c3
+ 1  !+! - - =+= - - !+!     rank 1: segment [b1 c1 d1], bridge c1
+
+A segment step from c1: c1 is the bridge of [b1 c1 d1] and file c passes
+under it, so step down onto c2 and stop anywhere in [c2 c3 c4].  A second
+step from c3 (file c is on top there, rank 3 passes under) reaches
+[a3 b3] or [d3 e3 f3].  So once c2 is free, the Triangle on c1 reaches
+c2, c3, c4, a3, b3, d3, e3 and f3.
+
 Pieces (all capture by replacement; only the Circle jumps):
   K Star     royal.  One segment step, or one step into a next cell
              (diagonally from a bridge, straight from a slope).  In the
@@ -73,9 +88,11 @@ do not check each other diagonally; a Star is never captured.  Wins are
 graded: Triumph (your Star never left its throne), Ovation (your Star is on
 the Weave), Victory (your Star is in the Dungeon).
 
-Moves: piece letter, from, to, e.g. Da2-a3, Tc1-e3, Cd1xd3, Db8-b9=T.
-The letter may be left out (e2-e3), x or - either way, any case; full piece
-names (Triangle c1-e3) are accepted too.
+Moves: piece letter, from, to.  From the start, e.g. Dc2-c4 (a Diamond two
+squares forward) or Cd1-d3 (a Circle jumping its own Diamond); after
+1. Dc2-c4 Dc8-c6 the Triangle can leave: Tc1-e3.  x or - either way
+(Cd1xd3), any case; the letter may be left out (c2-c3) or written in full
+(Diamond c2-c3).  A rescue is written Db8-b9=T.
 
 Options:
   -compact            a denser board
@@ -221,8 +238,9 @@ class WeaveDungeon(Game):
         seat: int | None = None,
         board: int | None = None,
         players: list[str] | None = None,
+        moveno: int | None = None,
     ) -> str:
-        return render_board(state, self.outcome(state), compact)
+        return render_board(state, self.outcome(state), compact, moveno)
 
     def position(self, state: Position) -> str:
         return state.fen()

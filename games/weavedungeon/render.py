@@ -68,18 +68,19 @@ def _pool_text(pos: Position) -> str:
     return "Captured (rescuable): " + "; ".join(parts)
 
 
-def status_lines(pos: Position, out: Outcome | None, seat_names: list[str]) -> list[str]:
+def status_lines(pos: Position, out: Outcome | None, seat_names: list[str],
+                 moveno: int | None = None) -> list[str]:
     if out is not None:
         winner = out.winners[0]
         last = (
             f" (last move: {COLOUR_NAMES[1 - pos.side]} {pos.last_move})" if pos.last_move else ""
         )
         return [
-            f"Game over after move {pos.fullmove}{last}:",
+            f"Game over after move {pos.fullmove if moveno is None else f'#{moveno - 1}'}{last}:",
             f"{out.reason}.",
             f"{seat_names[winner]} wins -- {out.grade}.",
         ]
-    line = f"Move {pos.fullmove}: {COLOUR_NAMES[pos.side]} to move"
+    line = f"Move {pos.fullmove if moveno is None else f'#{moveno}'}: {COLOUR_NAMES[pos.side]} to move"
     if pos.last_move:
         line += f" (last move: {COLOUR_NAMES[1 - pos.side]} {pos.last_move})"
     lines = [line]
@@ -88,7 +89,7 @@ def status_lines(pos: Position, out: Outcome | None, seat_names: list[str]) -> l
     return lines
 
 
-def render(pos: Position, out: Outcome | None, compact: bool = False) -> str:
+def render(pos: Position, out: Outcome | None, compact: bool = False, moveno: int | None = None) -> str:
     names = list(COLOUR_NAMES)
     if compact:
         lines = []
@@ -101,7 +102,7 @@ def render(pos: Position, out: Outcome | None, compact: bool = False) -> str:
             lines.append(f"{rank + 1} " + " ".join(cells))
         lines.append("  " + " ".join(g.FILES))
         lines.append("(! = bridge V on top, = H on top, | - slopes, # cells)")
-        lines += status_lines(pos, out, names)
+        lines += status_lines(pos, out, names, moveno)
         return "\n".join(lines) + "\n"
     header = "     " + "   ".join(g.FILES)
     lines = ["Weave & Dungeon", "", header]
@@ -114,5 +115,5 @@ def render(pos: Position, out: Outcome | None, compact: bool = False) -> str:
     lines.append(_star_text(pos, 0) + ".")
     lines.append(_star_text(pos, 1) + ".")
     lines.append(_pool_text(pos) + ".")
-    lines += status_lines(pos, out, names)
+    lines += status_lines(pos, out, names, moveno)
     return "\n".join(lines) + "\n"

@@ -50,6 +50,9 @@ class Result:
     subject: str = "pbmserv reply"
     mails: list[Mail] = field(default_factory=list)
     references: list[str] = field(default_factory=list)
+    #: The text goes to the sender even when one of ``mails`` does too
+    #: (signoff: the board mails do not say the account is closed).
+    confirm: bool = False
     #: The sender is this player of this board: their copy of ``text`` gets
     #: their reply address (``show``).  Set only when ``sender`` is one of the
     #: player's own addresses, so a token never goes anywhere else.

@@ -147,7 +147,7 @@ class Signoff(Command):
         text = f"The account {user.userid} is closed."
         if running:
             text += f" Resigned: {', '.join(f'{b.game} {b.number}' for b in running)}."
-        return Result(text, subject="pbmserv: signed off", mails=mails)
+        return Result(text, subject="pbmserv: signed off", mails=mails, confirm=True)
 
 
 @general

@@ -15,6 +15,7 @@ from server.commands.base import CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb
 from server.commands.resolve import AmbiguousOption, expand_options
 from server.model import Board, Move, Seat, User, utcnow
+from server.pictures import wanted_by
 from server.replies import Mail, board_root
 
 _MOVENO = re.compile(r"^(?P<move>.*?)#(?P<n>\d+)$")
@@ -164,8 +165,11 @@ class Challenge(GameCommand):
         challenger = challenger_name(ctx)
         headline = f"{challenger} started {game.title} Board {board.number}: " + " vs ".join(u.userid for u in users) + "."
         mails = boards.announce(ctx, board, game, state, headline, new=True, comment_by=challenger, comment=ctx.request.comment)
+        # A challenger who plays gets their board as the answer, so a 'multiple'
+        # mail's combined reply carries it too (it once held the headline alone).
+        own = next((m.body for m in mails if challenger in m.users), headline)
         return Result(
-            headline,
+            own,
             subject=boards.board_subject(board, game, new=True, comment=ctx.request.comment),
             mails=mails,
             references=[board_root(ctx.settings, game.name, board.number)],
@@ -226,9 +230,11 @@ def require_active(board: Board, game: Game) -> None:
 
 def check_moveno(board: Board, game: Game, moveno: int | None) -> None:
     if moveno is not None and moveno != board.ply + 1:
+        why = ("was it sent twice, or after a newer move?" if moveno < board.ply + 1 else
+               f"#N counts every move played so far plus one: send MOVE#{board.ply + 1}")
         raise CommandError(
             f"Your move was received as move #{moveno}, but the board is at move #{board.ply + 1}: "
-            "it was not played (was it sent twice?)",
+            f"it was not played ({why}).",
             board=board,
             title=game.title,
         )
@@ -258,9 +264,14 @@ def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, co
            private: dict[int, str] | None = None) -> Result:
     """Mails for everyone after a change, and the mover's own copy as the result."""
     moves = boards.moves_of(ctx.session, board)
-    pictures = boards.picture(ctx.settings, board, game, state)
     mails = boards.announce(ctx, board, game, state, headline, comment_by=comment_by, comment=ctx.request.comment,
-                            private=private, moves=moves, pictures=pictures)
+                            private=private, moves=moves)
+    # The PNG (7.5 ms for interweave) is drawn at most once per command, and
+    # only for someone who gets it: announce's, or one for the mover alone.
+    pictures = next((m.pictures for m in mails if m.pictures), None)
+    if pictures is None:
+        pictures = (boards.picture(ctx.settings, board, game, state)
+                    if wanted_by(ctx.session, [ctx.request.sender]) else [])
     note = boards.own_note(board, seat, private or {})
     text = boards.board_text(ctx.settings, board, game, state, moves, headline, seat, board.status != "active",
                              note=note)
@@ -273,15 +284,23 @@ def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, co
     )
 
 
-def play_move(ctx: Context, board: Board, game: Game, seat: int, move: str) -> tuple[Any, QueueNotes]:
-    """Play ``move`` for ``seat`` and store it, then what the next players queued."""
-    state = store_move(ctx, board, game, game.load(board.state), seat, move)
-    return apply_queued(ctx, board, game, state)
+def play_move(ctx: Context, board: Board, game: Game, seat: int, move: str) -> tuple[Any, QueueNotes, str]:
+    """Play ``move`` for ``seat`` and store it, then what the next players queued.
+
+    Also returns the move as stored (its canonical spelling), for the headline.
+    """
+    state, text = store_move(ctx, board, game, game.load(board.state), seat, move)
+    state, notes = apply_queued(ctx, board, game, state)
+    return state, notes, text
 
 
-def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, move: str) -> Any:
-    """Play one move on the stored board (IllegalMove changes nothing)."""
+def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, move: str) -> tuple[Any, str]:
+    """Play one move on the stored board (IllegalMove changes nothing).
+
+    Returns the new state and the move as stored (in the game's spelling).
+    """
     new_state = game.play(state, seat, move)
+    move = boards.canonical_move(game, state, seat, move, new_state)
     boards.record_move(ctx.session, board, seat, move)
     pending = dict(board.pending or {})
     pending.pop("vote", None)  # a normal move cancels a pending proposal
@@ -294,7 +313,7 @@ def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, mo
         pending.pop("queue", None)
     board.pending = pending
     boards.apply_state(board, game, new_state)
-    return new_state
+    return new_state, move
 
 
 def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[Any, QueueNotes]:
@@ -329,7 +348,7 @@ def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[An
                              f"move #{board.ply + 1}: it is not played, and it is your move.")
             break
         try:
-            state = store_move(ctx, board, game, state, seat, move)
+            state, move = store_move(ctx, board, game, state, seat, move)
         except GameError as exc:
             private[seat] = f"Your queued move {move} is not legal now ({exc}): it is not played, and it is your move."
             break
@@ -363,18 +382,20 @@ def resign_now(
     ``verb`` words the headline ("resigned", "signed off", "forfeits ...").
     """
     state = game.load(board.state)
+    # A resignation, a declined challenge or a signoff may say why: the
+    # comment reaches everyone, as it does with a move.
+    comment = {"comment_by": user.userid, "comment": ctx.request.comment}
     if not has_moved(ctx, board, seat):
         board.status = "removed"
         board.to_move = None
         board.finished_at = utcnow()
         board.pending = {}
         headline = f"{user.userid} {verb} before making a move: {game.title} Board {board.number} is removed."
-    else:
-        state = resign_state(ctx, board, game, state, seat, reason)
-        state, notes = apply_queued(ctx, board, game, state)
-        headline = f"{user.userid} {verb}. {notes.public}".strip()
-        return boards.announce(ctx, board, game, state, headline, private=notes.private)
-    return boards.announce(ctx, board, game, state, headline)
+        return boards.announce(ctx, board, game, state, headline, **comment)
+    state = resign_state(ctx, board, game, state, seat, reason)
+    state, notes = apply_queued(ctx, board, game, state)
+    headline = f"{user.userid} {verb}. {notes.public}".strip()
+    return boards.announce(ctx, board, game, state, headline, private=notes.private, **comment)
 
 
 def resign(ctx: Context, board: Board, game: Game, seat: int, user: User) -> Result:
@@ -398,6 +419,30 @@ def resign(ctx: Context, board: Board, game: Game, seat: int, user: User) -> Res
     return Result(text, subject=f"{game.title} Board {board.number} resign")
 
 
+#: Words a board mail's subject has after "Board N" instead of a userid.
+SUBJECT_STATES = ("finished", "error", "reminder")
+
+
+def reply_subject_help(ctx: Context, game: Game, args: list[str]) -> None:
+    """Refuse ``GAME move BOARD [USER]``, the subject of a board mail replied to
+    unedited, with the exact subject that plays (password and move still to fill in)."""
+    if not args or not args[0].isdigit() or len(args[0]) > 9:
+        return
+    board = boards.find_board(ctx.session, game, int(args[0]))
+    if len(args) > 1 and args[1].lower() not in SUBJECT_STATES:
+        user = args[1].lower()
+    else:
+        mover = boards.user_to_move(board)
+        user = mover.userid if mover else "USERID"
+    raise CommandError(
+        f"Usage: {game.name} move BOARD USERID PASSWORD MOVE[#N]\n\n"
+        "To move by replying to a board mail, edit its subject to\n\n"
+        f"    Re: {game.title} Board {board.number} {user} PASSWORD MOVE\n\n"
+        f"with your password and your move; MOVE#{board.ply + 1} also checks that the board "
+        f"is at move #{board.ply + 1}.",
+        board=board, title=game.title)
+
+
 @game_verb
 class MoveCommand(BoardCommand):
     name = "move"
@@ -407,6 +452,8 @@ class MoveCommand(BoardCommand):
     password_args = (2,)
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        if len(args) < 3:
+            reply_subject_help(ctx, game, args)
         board, user, seat = self.open(ctx, game, args, "move BOARD USERID PASSWORD MOVE[#N]")
         if len(args) < 4:
             raise CommandError("No move given: move BOARD USERID PASSWORD MOVE[#N]", board=board, title=game.title)
@@ -421,7 +468,7 @@ class MoveCommand(BoardCommand):
 
             return vote(ctx, board, game, seat, user, word)
         check_turn(board, game, seat)
-        state, notes = play_move(ctx, board, game, seat, move)
+        state, notes, move = play_move(ctx, board, game, seat, move)
         headline = f"{user.userid} played {move}. {notes.public}".strip()
         return played(ctx, board, game, state, headline, user.userid, seat, notes.private)
 

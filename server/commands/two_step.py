@@ -83,6 +83,6 @@ class Confirm(BoardCommand):
                                f"{board.number}: submit one first", board=board, title=game.title)
         check_turn(board, game, seat)
         move = submitted["move"]
-        state, notes = play_move(ctx, board, game, seat, move)
+        state, notes, move = play_move(ctx, board, game, seat, move)
         headline = f"{user.userid} played {move}. {notes.public}".strip()
         return played(ctx, board, game, state, headline, user.userid, seat, notes.private)

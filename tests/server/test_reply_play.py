@@ -9,6 +9,7 @@ server really sent, in the shapes real clients give them
 from __future__ import annotations
 
 import base64
+import logging
 import re
 import smtplib
 
@@ -18,7 +19,7 @@ from sqlalchemy import func, select
 from server import tokens
 from server.model import Board, Inbound, Move, Outbox, User
 from server.reply_address import FOOTER
-from tests.client_replies import gmail, iphone, outlook_html, thunderbird_flowed
+from tests.client_replies import SHAPES, gmail, iphone, outlook_html, thunderbird_flowed
 from tests.mailtools import Received
 from tests.server.conftest import ADDRESS, Running
 
@@ -64,7 +65,7 @@ def refused(running: Running, raw: bytes, sender: str, to: str) -> str:
     assert after[:3] == before[:3] and after[3] == before[3] + 1
     assert "Error" in new[0].subject
     assert new[0].message["Reply-To"] is None  # an error mail invites nothing
-    return " ".join(new[0].text.split())  # error mails wrap their reason at 78 columns
+    return " ".join(new[0].text.split())  # reasons are wrapped to 78 columns: compare words
 
 
 @pytest.fixture
@@ -73,6 +74,74 @@ def board(sqlite_players: Running) -> Running:
     whole game below runs on PostgreSQL too; these checks do not depend on the database)."""
     sqlite_players.mail(ALICE, "tictactoe challenge alice bob", "Good luck!")
     return sqlite_players
+
+
+def test_a_whole_game_by_plain_replies_from_four_clients(players: Running, caplog) -> None:  # type: ignore[no-untyped-def]
+    """On SQLite and PostgreSQL: every move a plain Reply, the move typed above the quote."""
+    caplog.set_level(logging.DEBUG, logger="pbmserv")  # the server's own lines (the relay sink logs mail.log)
+    running = players
+    running.mail(ALICE, "tictactoe challenge alice bob", "Good luck!")
+    plays = [  # (player, client, what they type above the quote)
+        (ALICE, thunderbird_flowed, "a1\nCorner first, as always. This line is long enough that Thunderbird "
+                                    "soft-wraps it with format=flowed before it goes out."),
+        (BOB, outlook_html, "b1\n\nNice try."),
+        (ALICE, gmail, "a2"),
+        (BOB, iphone, "b2"),
+        (ALICE, outlook_html, "a3#5\nThree in a column."),
+    ]
+    seen_tokens: dict[str, set[str]] = {ALICE: set(), BOB: set()}
+    for number, (player, client, typed) in enumerate(plays, start=1):
+        mail = latest(running, player)
+        to = reply_address(mail)
+        seen_tokens[player].add(TOKEN_ADDRESS.match(to).group(1))  # type: ignore[union-attr]
+        assert FOOTER in mail.text and "Reply-To" in mail.message
+        new = deliver(running, client(mail, player, typed), player, to)
+        assert sorted(r for m in new for r in m.rcpt_tos) == [ALICE, BOB], [m.subject for m in new]
+        move = typed.split("\n")[0].split("#")[0]
+        other = BOB if player == ALICE else ALICE
+        theirs = next(m for m in new if other in m.rcpt_tos)
+        assert f"{player.split('@')[0]} played {move}." in theirs.text, theirs.text
+        # The comment is what the player wrote, not the quote or the client's furniture.
+        comment = typed.partition("\n")[2].strip()
+        if comment:
+            assert f"{player.split('@')[0]} writes:" in theirs.text
+            words = theirs.text.split(f"{player.split('@')[0]} writes:")[1]
+            assert " ".join(comment.split()) in " ".join(words.split())
+            # Not the quote, nor the client's furniture (issue 14's body reading): Outlook's
+            # unquoted From:/Sent: block, Gmail's wrapped attribution, "Sent from my iPhone".
+            for furniture in ("wrote:", "Sent from", "From: pbmserv", "Alice, on the train", "Sent:", "> "):
+                assert furniture not in words, (client.__name__, furniture, words)
+        with running.db.transaction() as s:
+            assert s.scalars(select(Board)).one().ply == number
+    final = [m for m in running.sink.messages[-2:]]
+    assert all("Finished" in m.subject for m in final)
+    assert all(m.message["Reply-To"] is None for m in final)  # nothing to play on a finished board
+    assert "Game over: alice (X) wins" in final[0].text
+    with running.db.transaction() as s:
+        assert [m.move for m in s.scalars(select(Move).order_by(Move.ply))] == ["a1", "b1", "a2", "b2", "a3"]
+    # A token appears only in its owner's mail: never in the other player's, never in a log line.
+    everything = {ALICE: "", BOB: ""}
+    for m in running.sink.messages:
+        for rcpt in m.rcpt_tos:
+            everything[rcpt] += m.raw.decode("ascii", "replace").lower()
+    for owner, mine in seen_tokens.items():
+        other = BOB if owner == ALICE else ALICE
+        assert mine and not any(t in everything[other] for t in mine)
+        logged = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("pbmserv")).lower()
+        assert not any(t in logged for t in mine)
+    assert "command from=" in logged
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_body_without_a_line_of_the_players_reads_the_subject(sqlite_players: Running, shape: str) -> None:
+    """Nothing typed above the quote (only the client's furniture): the edited subject is the command."""
+    running = sqlite_players
+    running.mail(ALICE, "tictactoe challenge alice bob")
+    mail = latest(running, ALICE)
+    raw = SHAPES[shape](mail, ALICE, "")
+    raw = re.sub(rb"Subject: (Re|RE): New Tic-Tac-Toe Board 101 alice", rb"Subject: \1: New Tic-Tac-Toe Board 101 b2", raw)
+    new = deliver(running, raw, ALICE, reply_address(mail))
+    assert any("alice played b2." in m.text for m in new), [m.text for m in new]
 
 
 def test_every_board_mail_has_its_own_reply_address(board: Running) -> None:
@@ -188,7 +257,7 @@ def board_state_all(running: Running) -> list[tuple[int, int, str]]:
 def refused_any(running: Running, raw: bytes, sender: str, to: str) -> str:
     new = deliver(running, raw, sender, to)
     assert [m.rcpt_tos for m in new] == [[sender]] and "Error" in new[0].subject
-    return " ".join(new[0].text.split())
+    return " ".join(new[0].text.split())  # reasons are wrapped to 78 columns: compare words
 
 
 def test_password_change_and_signoff_revoke_every_token(board: Running) -> None:

@@ -97,6 +97,7 @@ TWO = f"{ST} Kb1W,kc8B"
         (f"{ST} Kb1W,kc9B w - - 0 10", "c9B is not a square: board B has files a-d and ranks 5-8"),
         (f"{TWO} w - z5N 0 10", "z5N is not a square: board N has files a-d and ranks 3-6"),
         (f"{TWO} w - z6QL4 0 10", "z6QL4 does not exist now: no attack board stands on QL4"),
+        (f"{TWO} w - xx 0 10", "xx is not a square; squares look like b2W, c5N or z0QL1"),
     ],
 )
 def test_bad_position_strings(text: str, reason: str) -> None:
@@ -250,3 +251,10 @@ def test_boards_hanging_on_the_lowest_pins_are_drawn_on_layer_0() -> None:
     assert [rows[12 - y][l0:] for y in (5, 4, 1, 0)] == [
         "    .:  5", "    :.  4", "P:      1", ":.      0",
     ]
+
+
+def test_short_board_move_names_the_carried_pawns_promotion() -> None:
+    """'QL6i=N' is QL4-QL6i=N: the short form keeps the promotion letter."""
+    s = pos("WQ:QL4,WK:KL1,BQ:QL1i,BK:KL6 Pa7QL4*,Kb1W,kd8B w - - 0 10")
+    assert GAME.position(play(s, "QL6i=N")).split()[1] == "Na9QL6i,Kb1W,kd8B"
+    assert GAME.position(play(s, "QL6i")).split()[1] == "Qa9QL6i,Kb1W,kd8B"
