@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from server.errors import CommandError
 from server.model import Address, User
-from server.passwords import hash_password, verify_password
+from server.passwords import hash_password, needs_rehash, verify_password
 
 USERID = re.compile(r"^[a-z][a-z0-9_.+-]{0,31}$")
 ADDRESS = re.compile(r"^[^@\s<>(),;:\"]+@[A-Za-z0-9.-]+\.?[A-Za-z0-9-]*$")
@@ -36,6 +36,11 @@ def check_addresses(addresses: list[str], fallback: str) -> list[str]:
     out = []
     for addr in addresses or [fallback]:
         addr = addr.strip("<>,;")
+        if not (addr.isascii() and addr.isprintable()):
+            # A non-ASCII address needs SMTPUTF8 all the way; control characters
+            # (NUL, ESC, DEL) reached RCPT and stalled delivery for everyone.
+            raise CommandError(f"{ascii(addr)[:80]} is not a mail address this server can deliver to: "
+                               "give one in plain ASCII letters")
         if not ADDRESS.match(addr) or len(addr) > 320:
             raise CommandError(f"{addr!r} is not a mail address")
         if addr.lower() not in (a.lower() for a in out):
@@ -49,6 +54,19 @@ def find_user(session: Session, userid: str) -> User | None:
     return session.scalars(select(User).where(User.userid == userid.lower())).one_or_none()
 
 
+def owner_of(session: Session, address: str) -> User | None:
+    """The active account whose confirmed address ``address`` is (case-insensitive), if any.
+
+    What "known sender" means everywhere: the fair queue, challenge
+    attribution and the limits on replies to strangers.
+    """
+    if not address:
+        return None
+    row = session.scalars(select(Address).join(User).where(
+        func.lower(Address.address) == address.lower(), Address.confirmed, User.active).limit(1)).first()
+    return row.user if row is not None else None
+
+
 def require_user(session: Session, userid: str) -> User:
     user = find_user(session, userid)
     if user is None or not user.active:
@@ -57,9 +75,20 @@ def require_user(session: Session, userid: str) -> User:
 
 
 def authenticate(session: Session, userid: str, password: str) -> User:
+    """The user, if ``password`` is theirs; guessing is throttled (server/throttle.py).
+
+    The sender's address comes from ``session.info`` (the worker puts it
+    there); the admin's tool has none and is never throttled.
+    """
+    from server import throttle  # throttle imports replies; accounts sits below both
+
     user = require_user(session, userid)
+    sender = session.info.get(throttle.SENDER_KEY)
+    throttle.check(user, sender)
     if not verify_password(user.password_hash, password):
-        raise CommandError(f"Wrong password for {user.userid}")
+        raise throttle.wrong_password(user, sender)
+    if needs_rehash(user.password_hash):
+        user.password_hash = hash_password(password)  # a weaker hash of old, strengthened on login
     return user
 
 
@@ -78,9 +107,6 @@ def set_password(user: User, password: str) -> None:
     user.password_hash = hash_password(check_password(password))
 
 
-def set_addresses(user: User, addresses: list[str]) -> None:
-    user.addresses = [Address(address=a) for a in addresses]
-
-
 def addresses_of(user: User) -> list[str]:
-    return [a.address for a in user.addresses]
+    """Where the user's mail goes: their confirmed addresses only (server/confirm.py)."""
+    return [a.address for a in user.addresses if a.confirmed]

@@ -21,6 +21,7 @@ from server.commands import CommandError, Context, Request, dispatch
 from server.config import DEFAULT_DATABASE_URL, Settings
 from server.database import Database
 from server.model import Board, Inbound, Outbox, User, utcnow
+from server.quota import sent_last_hour
 from server.replies import queue
 
 EX_TEMPFAIL = 75
@@ -131,6 +132,22 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               show_default=True, help="Seconds a deliverer owns a batch of replies before another may send them.")
 @click.option("--busy-timeout", envvar="PBMSERV_BUSY_TIMEOUT", type=float, default=30.0, show_default=True,
               help="Seconds SQLite waits for another process's lock before the store fails (451 / exit 75).")
+@click.option("--max-connections", envvar="PBMSERV_MAX_CONNECTIONS", type=int, default=200, show_default=True,
+              help="Concurrent SMTP connections; beyond it 421.")
+@click.option("--max-connections-per-peer", envvar="PBMSERV_MAX_CONNECTIONS_PER_PEER", type=int, default=20,
+              show_default=True, help="Concurrent SMTP connections from one address; beyond it 421.")
+@click.option("--idle-timeout", envvar="PBMSERV_IDLE_TIMEOUT", type=float, default=60.0, show_default=True,
+              help="Seconds an idle SMTP connection is kept.")
+@click.option("--unknown-backlog", envvar="PBMSERV_UNKNOWN_BACKLOG", type=int, default=200, show_default=True,
+              help="Waiting mails from unknown senders beyond which they get 450.")
+@click.option("--unknown-per-minute", envvar="PBMSERV_UNKNOWN_PER_MINUTE", type=int, default=300, show_default=True,
+              help="Mails from unknown senders handled per minute (their shared budget).")
+@click.option("--outbound-per-hour", envvar="PBMSERV_OUTBOUND_PER_HOUR", type=int, default=5000, show_default=True,
+              help="Mails sent per hour in all; beyond it replies wait and status alerts.")
+@click.option("--replies-per-day", envvar="PBMSERV_REPLIES_PER_DAY", type=int, default=1000, show_default=True,
+              help="Mails one account address receives per day.")
+@click.option("--stranger-replies-per-day", envvar="PBMSERV_STRANGER_REPLIES_PER_DAY", type=int, default=10,
+              show_default=True, help="Replies an address without an account receives per day.")
 @click.option("--recipient-delimiter", envvar="PBMSERV_RECIPIENT_DELIMITER", default="+", show_default=True,
               help="Characters that start the tag of a reply address (pbmserv+TOKEN@...); "
                    "the same as Postfix's recipient_delimiter.")
@@ -142,7 +159,10 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
 @click.pass_context
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None, listen: str,
          max_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float,
-         lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, recipient_delimiter: str,
+         lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, max_connections: int,
+         max_connections_per_peer: int, idle_timeout: float, unknown_backlog: int, unknown_per_minute: int,
+         outbound_per_hour: int, replies_per_day: int, stranger_replies_per_day: int,
+         recipient_delimiter: str,
          web_url: str | None, pictures: bool, verbose: int) -> None:
     """pbmserv: a play-by-email game server."""
     from server.tokens import RedactFilter
@@ -155,6 +175,11 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
                            max_size=max_size, rate_limit=rate_limit, nagtime=nagtime, forfeittime=forfeittime,
                            retry_base=retry_base, lease_seconds=lease_seconds,
                            delivery_lease_seconds=delivery_lease_seconds, busy_timeout=busy_timeout,
+                           max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,
+                           idle_timeout=idle_timeout, unknown_backlog=unknown_backlog,
+                           unknown_per_minute=unknown_per_minute, outbound_per_hour=outbound_per_hour,
+                           replies_per_recipient_day=replies_per_day,
+                           replies_per_stranger_day=stranger_replies_per_day,
                            recipient_delimiter=recipient_delimiter or "+", web_url=web_url,
                            pictures=pictures), verbose)
 
@@ -270,7 +295,12 @@ def deliver(app: App) -> None:
 
     if not app.settings.relay:
         raise click.UsageError("no relay: give --relay or PBMSERV_RELAY")
-    sent = Deliverer(app.db, app.settings).drain()
+    try:
+        sent = Deliverer(app.db, app.settings).drain()
+    except Exception as exc:
+        # cron mails whatever we print: one line, never a traceback.
+        click.echo(f"delivery stopped ({_first_line(exc)}); the rest is retried on the next run", err=True)
+        sys.exit(EX_TEMPFAIL)
     click.echo(f"{sent} handled")
 
 
@@ -563,6 +593,9 @@ def status(app: App) -> None:
         click.echo(f"inbound set aside: {count(Inbound, Inbound.status == 'shunted')}")
         click.echo(f"outbox pending:    {count(Outbox, *pending_out)}{oldest(Outbox.created_at, *pending_out)}")
         click.echo(f"outbox failed:     {count(Outbox, Outbox.status == 'failed')}")
+        sent, budget = sent_last_hour(session, now), app.settings.outbound_per_hour
+        alert = "  ALERT: the budget is spent; replies wait (--outbound-per-hour)" if sent >= budget else ""
+        click.echo(f"sent last hour:    {sent} of {budget}{alert}")
         rows = session.execute(select(Board.game, func.count()).where(Board.status == "active")
                                .group_by(Board.game).order_by(Board.game)).all()
         click.echo(f"active boards:     {sum(n for _, n in rows)}")
@@ -581,6 +614,7 @@ def status(app: App) -> None:
                        f"{(last_out.last_error or '')[:100]}")
         if last_in is None and last_out is None:
             click.echo("last error:        none")
+
 
 
 @main.command()

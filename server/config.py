@@ -65,6 +65,21 @@ class Settings:
     #: Seconds SQLite waits for another process's write lock before "database is locked".
     busy_timeout: float = 30.0
     poll_interval: float = 0.5
+    #: Concurrent SMTP connections, in all and from one peer address (beyond: 421).
+    max_connections: int = 200
+    max_connections_per_peer: int = 20
+    #: Seconds an SMTP connection may sit idle before it is closed (RFC 5321 allows 5 min; we are stricter).
+    idle_timeout: float = 60.0
+    #: Stored, unhandled mail from unknown senders beyond which the listener answers 450.
+    unknown_backlog: int = 200
+    #: Mails from unknown senders the worker handles per minute (their shared budget).
+    unknown_per_minute: int = 300
+    #: Replies the server sends per hour in all; beyond it mail waits and ``status`` alerts.
+    outbound_per_hour: int = 5000
+    #: Replies one address receives per day (Mailman's autoresponse limit) ...
+    replies_per_recipient_day: int = 1000
+    #: ... and an address that belongs to no account.
+    replies_per_stranger_day: int = 10
     #: Worker processes of ``serve`` (0: worker and deliverer are threads of the listener's process).
     workers: int = 0
     #: Public base URL of the read-only board pages (``pbmserv web``); board mails link there.

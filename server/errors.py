@@ -6,7 +6,8 @@ It lives apart from ``server.commands`` so that the modules commands use
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from server.model import Board
@@ -19,3 +20,6 @@ class CommandError(Exception):
         super().__init__(message)
         self.board = board
         self.title = title
+        #: What must be kept although the command is rolled back (e.g. a counted
+        #: password guess): called with the worker's session, returns mails to queue.
+        self.aftermath: Callable[[Any], list[Any]] | None = None

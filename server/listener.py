@@ -21,7 +21,8 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from server.config import Settings
 from server.database import Database
-from server.inbound import GroupCommit, RateLimited
+from server.guards import ConnectionGate, QuietErrors, header_problem, path_problem
+from server.inbound import Backlogged, GroupCommit, RateLimited
 
 log = logging.getLogger("pbmserv.listener")
 #: RFC 5321's limit on a reverse-path; the database column holds 320.
@@ -38,7 +39,7 @@ class InboundHandler:
     def __init__(self, db: Database, settings: Settings, wake: Callable[[], None] | None = None) -> None:
         self.db = db
         self.settings = settings
-        self.store = GroupCommit(db, settings.rate_limit, wake)
+        self.store = GroupCommit(db, settings.rate_limit, wake, settings.unknown_backlog, settings)
 
     def close(self) -> None:
         self.store.close()
@@ -48,6 +49,9 @@ class InboundHandler:
         if len(address) > MAX_PATH:
             # Refused for good: a 451 after a failed INSERT had the sender retry for days.
             return f"553 5.1.7 Sender address longer than {MAX_PATH} octets (RFC 5321 4.5.3.1.3)"
+        if (problem := path_problem(address)) is not None:
+            # Refused for good: PostgreSQL refuses NUL in text, and a 451 had the sender retry forever.
+            return f"553 5.1.7 Sender address refused: {problem}"
         envelope.mail_from = address
         envelope.mail_options.extend(mail_options)
         return "250 OK"
@@ -64,9 +68,16 @@ class InboundHandler:
         mail_from = envelope.mail_from or ""
         if mail_from == "<>":
             mail_from = ""
+        if (problem := header_problem(raw)) is not None:
+            # Refused, not stored: parsing such headers cost minutes of worker time.
+            log.warning("refused a message from %r: %s", mail_from, problem)
+            return self._per_recipient(server, envelope, f"552 5.6.0 Message refused: {problem}")
         try:
             # Resolved by the store thread once this message's commit is on disk.
             await asyncio.wrap_future(self.store.submit(raw, mail_from, list(envelope.rcpt_tos)))
+        except Backlogged:
+            log.warning("backlog: too much mail from unknown senders waiting; %r asked to retry", mail_from)
+            return self._per_recipient(server, envelope, "450 4.7.1 Too much mail waiting here; try later")
         except RateLimited:
             log.warning("rate limit: %s sent more than %d messages this hour", mail_from, self.settings.rate_limit)
             return self._per_recipient(server, envelope, "450 4.7.1 Too many messages from you this hour; try later")
@@ -87,8 +98,41 @@ class InboundHandler:
         return status
 
 
+class GatedSMTP(SMTP):
+    """aiosmtpd's SMTP behind the connection caps: beyond them, 421 and close."""
+
+    gate: ConnectionGate
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = transport.get_extra_info("peername")
+        self._gate_peer = str(peer[0]) if peer else "?"
+        self._admitted = self.gate.admit(self._gate_peer)
+        if not self._admitted:
+            transport.write(b"421 4.7.0 Too many connections; try again later\r\n")  # type: ignore[attr-defined]
+            transport.close()
+            return
+        super().connection_made(transport)
+
+    def connection_lost(self, error: Exception | None) -> None:
+        if not self._admitted:
+            return
+        self.gate.release(self._gate_peer)
+        super().connection_lost(error)
+
+    def eof_received(self) -> bool | None:
+        return super().eof_received() if self._admitted else False
+
+    def data_received(self, data: bytes) -> None:
+        if self._admitted:
+            super().data_received(data)
+
+
+class GatedLMTP(GatedSMTP, LMTP):
+    pass
+
+
 class Listener(Controller):
-    """aiosmtpd's threaded controller, speaking SMTP or LMTP."""
+    """aiosmtpd's threaded controller, speaking SMTP or LMTP, behind the connection caps."""
 
     def __init__(self, handler: InboundHandler, settings: Settings, **kwargs: Any) -> None:
         host, port = settings.listen_hostport
@@ -103,9 +147,15 @@ class Listener(Controller):
             # aiosmtpd otherwise calls socket.getfqdn() for every connection,
             # inside the event loop: 15 ms of blocked listener per message here.
             server_hostname=socket.getfqdn(),
+            timeout=settings.idle_timeout,
             **kwargs,
         )
+        self.gate = ConnectionGate(settings.max_connections, settings.max_connections_per_peer)
+        # asyncio logs every failed accept() (EMFILE): megabytes a second.
+        self.loop.set_exception_handler(QuietErrors())
 
     def factory(self) -> SMTP:
-        cls = LMTP if self.lmtp else SMTP
-        return cls(self.handler, **self.SMTP_kwargs)
+        cls = GatedLMTP if self.lmtp else GatedSMTP
+        smtp = cls(self.handler, **self.SMTP_kwargs)
+        smtp.gate = self.gate
+        return smtp

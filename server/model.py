@@ -6,12 +6,13 @@ SQLite and plain ALTERs on PostgreSQL produce the same constraint names.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
     JSON,
     Boolean,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -60,6 +61,11 @@ class User(Base):
     challenge_policy: Mapped[str] = mapped_column(String(10), default="accept")
     board_limit: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    #: Wrong passwords from addresses not the owner's, counted from ``guesses_since`` (server/throttle.py).
+    guesses: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    guesses_since: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: The owner was told of this guessing window already (told once per window).
+    guesses_told: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
 
     addresses: Mapped[list[Address]] = relationship(
         back_populates="user", cascade="all, delete-orphan", order_by="Address.id"
@@ -72,6 +78,8 @@ class Address(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     address: Mapped[str] = mapped_column(String(320))
+    #: False until the address answered its confirmation mail: it receives nothing else.
+    confirmed: Mapped[bool] = mapped_column(Boolean, default=True, server_default="1")
 
     user: Mapped[User] = relationship(back_populates="addresses")
 
@@ -152,12 +160,20 @@ class Inbound(Base):
         # The per-sender hourly rate limit counts these before every 250;
         # without it that count scans all mail ever received.
         Index("ix_inbound_mail_from_received_at", "mail_from", "received_at"),
+        # The same count keyed on the From address (rotating envelope senders),
+        # and the fair queue's tiers (server/fairqueue.py).
+        Index("ix_inbound_sender_received_at", "sender", "received_at"),
+        Index("ix_inbound_status_known", "status", "known"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     received_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     mail_from: Mapped[str] = mapped_column(String(320), default="")
     rcpt_to: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    #: The From address, lower-cased: what rate limits and the fair queue key on.
+    sender: Mapped[str] = mapped_column(String(320), default="", server_default="")
+    #: From a registered address (or with a valid reply token): served before strangers.
+    known: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     #: Message-ID, or a digest of the bytes when it has none: re-sent mail is not applied twice.
     dedupe_key: Mapped[str] = mapped_column(String(300), index=True)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
@@ -177,7 +193,11 @@ class Outbox(Base):
     """A reply waiting for the relay; built whole in the command's transaction."""
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt"),)
+    __table_args__ = (
+        Index("ix_outbox_status_next", "status", "next_attempt"),
+        # The hourly outbound budget counts what went out in the last hour.
+        Index("ix_outbox_sent_at", "sent_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
@@ -249,6 +269,20 @@ class Reminder(Base):
     period: Mapped[int] = mapped_column(Integer)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     sent_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class ReplyQuota(Base):
+    """Replies queued for one address on one day: the last defence against robot ping-pong.
+
+    Mailman's autoresponse limit: past the day's cap an address gets nothing
+    more until the next day (server/quota.py).
+    """
+
+    __tablename__ = "reply_quota"
+
+    address: Mapped[str] = mapped_column(String(320), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class GamePolicy(Base):

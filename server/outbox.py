@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from server.config import Settings
 from server.database import Database
 from server.model import Outbox, utcnow
+from server.quota import outbound_room
 from server.worker import worker_name
 
 log = logging.getLogger("pbmserv.outbox")
@@ -49,6 +50,12 @@ class Deliverer:
 
         def work(session: Session) -> list[Job]:
             now = utcnow()
+            room = outbound_room(session, self.settings, now)
+            if room <= 0:
+                # The hourly budget is spent: mail waits (``pbmserv status`` alerts).
+                log.warning("outbound budget of %d mails an hour is spent; replies wait",
+                            self.settings.outbound_per_hour)
+                return []
             rows = session.execute(
                 select(Outbox.id, Outbox.envelope_from, Outbox.recipients, Outbox.message, Outbox.tries)
                 .where(
@@ -57,7 +64,7 @@ class Deliverer:
                     or_(Outbox.claimed_until.is_(None), Outbox.claimed_until < now),
                 )
                 .order_by(Outbox.id)
-                .limit(limit)
+                .limit(min(limit, room))
                 .with_for_update(skip_locked=True)
             ).all()
             if rows:
@@ -122,6 +129,18 @@ class Deliverer:
             else:
                 self._retry(job, f"{exc.smtp_code} {exc.smtp_error!r}")
             return False  # smtplib has reset the session; the next job can go
+        except (OSError, smtplib.SMTPServerDisconnected):
+            raise  # the connection is gone: the batch is retried
+        except Exception as exc:
+            # This row alone cannot be sent (an address smtplib cannot encode,
+            # a relay without SMTPUTF8): fail it with the real reason, and the
+            # batch goes on.  It once stalled every row behind it forever.
+            self._fail(job, f"cannot be sent: {type(exc).__name__}: {exc}"[:500])
+            try:
+                smtp.rset()
+            except (OSError, smtplib.SMTPException):
+                raise smtplib.SMTPServerDisconnected("lost after a failed row") from exc
+            return False
         if refused:
             log.warning("outbox %d: some recipients refused: %s", job.id, refused)
         return True

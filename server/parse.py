@@ -10,7 +10,6 @@ answers with a clear error.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -20,6 +19,8 @@ from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
 from html.parser import HTMLParser
 
+from server.autoreply import autoresponder_reason
+from server.guards import header_problem
 from server.mailtext import MAX_LINE, command_lines, comment_text, decode_flowed
 
 #: Multipart containers (``boundary=`` parameters) beyond which the body is not parsed.
@@ -64,19 +65,6 @@ class ParsedMail:
     reply_token: str | None = None
     #: Reply mode: the command is the subject, as the body had no line of the player's.
     from_subject: bool = False
-
-
-def dedupe_key(raw: bytes) -> str:
-    """Message-ID if there is one, else a digest of the bytes."""
-    try:
-        head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
-        msg = BytesParser(policy=policy.compat32).parsebytes(head + b"\n\n", headersonly=True)
-        mid = (msg.get("Message-ID") or "").strip()
-    except Exception:
-        mid = ""
-    if mid and len(mid) < 290:
-        return "mid:" + mid
-    return "sha:" + hashlib.sha256(raw).hexdigest()
 
 
 def normalise(text: str) -> str:
@@ -264,7 +252,7 @@ def no_reply_reason(msg: Message, envelope_from: str, own: set[str]) -> str | No
     local = sender.partition("@")[0]
     if local in ("mailer-daemon", "postmaster", "noreply", "no-reply"):
         return f"sent by {local}"
-    return None
+    return autoresponder_reason(msg)
 
 
 def read_commands(body: str, limit: int) -> tuple[list[str], bool]:
@@ -327,6 +315,11 @@ def reply_lines(body: str) -> tuple[str | None, str]:
 def parse_message(raw: bytes, envelope_from: str, own: set[str], max_commands: int = 50,
                   reply_token: str | None = None) -> ParsedMail:
     """What the worker needs of a message; ``reply_token``: it came to a reply address."""
+    if (problem := header_problem(raw, block=False)) is not None:
+        # The listener refuses these; mail piped to ``pbmserv process`` (or
+        # stored before the check existed) is kept but neither parsed nor answered.
+        return ParsedMail(message_id="", subject="", reply_to="", from_address="", commands=[], multiple=False,
+                          comment="", no_reply_reason=f"headers not read: {problem}", problems=[problem])
     problems: list[str] = []
     msg = read_message(raw, problems)
     subject = clean_subject(_header(msg, "Subject"))[:MAX_LINE]

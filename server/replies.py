@@ -19,8 +19,10 @@ from email.utils import formatdate, make_msgid
 from sqlalchemy.orm import Session
 
 from server.config import Settings
-from server.model import Outbox
+from server.limits import cut
+from server.model import Outbox, utcnow
 from server.pictures import Picture, content_ids, html_page, related_part
+from server.quota import admit, short_for_stranger
 from server.resources import wrap_prose
 
 
@@ -150,8 +152,20 @@ def parse_rendered(raw: bytes) -> EmailMessage:
     return BytesParser(policy=policy.default).parsebytes(raw)  # type: ignore[return-value]
 
 
-def queue(session: Session, settings: Settings, mail: Mail) -> Outbox:
-    """Add ``mail`` to the outbox in the caller's transaction."""
+def queue(session: Session, settings: Settings, mail: Mail) -> Outbox | None:
+    """Add ``mail`` to the outbox in the caller's transaction.
+
+    Its body is cut at the reply cap (and shorter for an address without an
+    account); recipients over their daily cap are dropped, and with them
+    the mail if none is left (server/quota.py).
+    """
+    recipients, strangers = admit(session, settings, list(mail.to), utcnow())
+    if not recipients:
+        return None
+    mail.to = recipients
+    mail.body = short_for_stranger(mail.body) if strangers else cut(mail.body)
+    if strangers:
+        mail.pictures = []  # no images for an address without an account: short means short
     row = Outbox(
         envelope_from=settings.address,
         recipients=list(mail.to),

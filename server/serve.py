@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import hashlib
 import logging
 import multiprocessing
 import os
@@ -21,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 from typing import Any
 
 from server.config import Settings
@@ -30,6 +32,12 @@ from server.outbox import Deliverer
 from server.worker import Worker, worker_name
 
 log = logging.getLogger("pbmserv.serve")
+
+
+def inflight_path(settings: Settings) -> Path:
+    """Where this server notes the message it is applying: its working directory, one file per listener."""
+    key = hashlib.sha256(f"{settings.database_url}|{settings.listen}".encode()).hexdigest()[:12]
+    return Path(f".pbmserv-inflight-{key}")
 
 
 class LoopErrors:
@@ -85,6 +93,8 @@ class Server:
         self.db.upgrade()
         self.name = worker_name()
         self.worker = Worker(self.db, settings, self.name)
+        # Outside the database: a death rolls its transaction back, this file stays (see count_crashed).
+        self.worker.inflight = inflight_path(settings)
         self.deliverer = Deliverer(self.db, settings, self.name)
         self.threads: list[threading.Thread] = []
         self.pool: Pool | None = None
@@ -100,6 +110,7 @@ class Server:
         self.listener = Listener(InboundHandler(self.db, settings, self.inbound_ready.set), settings)
 
     def start(self) -> None:
+        self.worker.count_crashed()
         if self.pool is not None:
             # Before any thread of ours runs (fork copies only the calling
             # thread) and with no connection open to inherit.

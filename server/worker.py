@@ -19,24 +19,29 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
+from pathlib import Path
 
-from sqlalchemy import Select, or_, select
+from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 import games
+from server import confirm, limits
 from server.commands import CommandError, Context, Request, Result, describe, dispatch
 from server.commands.subjects import canonical_words
 from server.config import Settings
 from server.database import Database
+from server.fairqueue import FairQueue
 from server.masking import mask_words, scrub, secret_words
 from server.model import Inbound, utcnow
 from server.parse import ParsedMail, parse_message
 from server.pictures import Picture, wanted_by
+from server.quota import clip_words, is_stranger, quote_for_stranger
 from server.replies import Mail, board_root, queue
 from server.reply_address import REPLY_VERBS, command_for, invite, reply_token
 from server.resources import render_template, wrap
+from server.throttle import SENDER_KEY
 
 log = logging.getLogger("pbmserv.worker")
 MAX_TRIES = 3
@@ -95,22 +100,51 @@ class Worker:
         self.own = {a.lower() for a in settings.addresses}
         #: The message being applied (set once claimed): what a failure is counted against.
         self.current: int | None = None
+        self.queue = FairQueue(settings.unknown_per_minute)
+        #: A file naming the message being applied (``pbmserv serve`` sets it; see count_crashed).
+        self.inflight: Path | None = None
 
     # -- claiming ----------------------------------------------------------
-    def _claim_query(self, now: datetime) -> Select:
-        """The next message to apply: new, unclaimed or with a lapsed lease.
+    def _claim(self, session: Session) -> Inbound | None:
+        """The next message by the fair queue (server/fairqueue.py), locked, in the caller's transaction.
 
-        Its ORDER BY is the queue's policy (oldest first); ``FOR UPDATE SKIP
-        LOCKED`` lets workers on PostgreSQL take different rows at once (on
-        SQLite the transaction holds the write lock anyway).
+        A message left in flight by a process that died (``inflight``) had
+        its try counted at start-up; past MAX_TRIES it is set aside here.
         """
-        return (
-            select(Inbound)
-            .where(Inbound.status == "new", or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < now))
-            .order_by(Inbound.id)
-            .limit(1)
-            .with_for_update(skip_locked=True)
-        )
+        now = utcnow()
+        while True:
+            row = self.queue.pick(session, now)
+            if row is None or row.tries < MAX_TRIES:
+                return row
+            row.error = (row.error or "") + f"\n(set aside when taken after {row.tries} tries)"
+            self._set_aside(session, row)
+
+    # -- a process that died while applying a message ---------------------------
+    def _mark_inflight(self, inbound_id: int | None) -> None:
+        """Note (outside the database, which rolls back with the death) what is being applied."""
+        if self.inflight is None:
+            return
+        try:
+            if inbound_id is None:
+                self.inflight.unlink(missing_ok=True)
+            else:
+                self.inflight.write_text(str(inbound_id))
+        except OSError:
+            log.warning("cannot write %s; a mail that kills the process is not counted", self.inflight)
+
+    def count_crashed(self) -> None:
+        """At start-up: the message the last process died applying gets its try counted.
+
+        A mail that kills the process (out of memory, SIGKILL) never raises:
+        before this it was taken again after every restart, for ever.  After
+        MAX_TRIES deaths it is set aside and its sender told.
+        """
+        if self.inflight is None or not self.inflight.exists():
+            return
+        text = self.inflight.read_text().strip()
+        if text.isdigit():
+            self._failed(int(text), "the server process died while applying this message (killed or out of memory)")
+        self._mark_inflight(None)
 
     def run_once(self) -> bool:
         """Apply the next message if there is one; False when the queue is empty.
@@ -155,6 +189,9 @@ class Worker:
             if self.current is None:
                 raise
             self._failed(self.current, traceback.format_exc())
+        finally:
+            if self.current is not None:
+                self._mark_inflight(None)
         return True
 
     def _claim_and_apply(self, session: Session,
@@ -166,13 +203,11 @@ class Worker:
         the rest of a multi-command mail.
         """
         now = utcnow()
-        if inbound_id is None:
-            row = session.scalars(self._claim_query(now)).first()
-        else:
-            row = session.get(Inbound, inbound_id, with_for_update=True)
+        row = self._claim(session) if inbound_id is None else session.get(Inbound, inbound_id, with_for_update=True)
         if row is None or row.status != "new":
             return None
         self.current = row.id
+        self._mark_inflight(row.id)
         if self.on_claim is not None:
             self.on_claim(row.id)
         # Only a hint now (the row lock and commands_done are what keep a
@@ -181,10 +216,21 @@ class Worker:
         row.claimed_by = self.name
         row.claimed_until = now + timedelta(seconds=self.settings.lease_seconds)
         if row.commands_done == 0 and self._is_duplicate(session, row.id, row.dedupe_key):
-            self._finish_quietly(row, "duplicate", f"same message as an earlier one ({row.dedupe_key[:80]})")
+            reason = f"same Message-ID, sender and content as an earlier one ({row.dedupe_key[:40]})"
+            log.info("inbound %d from %r dropped as a duplicate: %s", row.id, row.mail_from, reason)
+            self._finish_quietly(row, "duplicate", reason)
             return row.id, None, 0
         parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands,
                                reply_token(self.settings, list(row.rcpt_to or [])))
+        rcpt_to = list(row.rcpt_to or [])
+        if not parsed.no_reply_reason and confirm.tagged(self.settings, rcpt_to):
+            mail = confirm.handle(session, self.settings, rcpt_to)
+            if mail is not None:  # a reply to an address-confirmation mail (server/confirm.py)
+                queue(session, self.settings, mail)
+                row.results = [{"command": "(address confirmation)", "ok": True, "text": mail.body,
+                                "subject": mail.subject, "references": []}]
+                self._finish_quietly(row, "done", None)
+                return row.id, None, 0
         if parsed.no_reply_reason or not parsed.reply_to:
             reason = parsed.no_reply_reason or "no address to answer"
             log.info("inbound %d from %r not answered: %s", row.id, row.mail_from, reason)
@@ -205,11 +251,12 @@ class Worker:
         return earlier is not None
 
     @staticmethod
-    def _finish_quietly(row: Inbound, status: str, reason: str) -> None:
+    def _finish_quietly(row: Inbound, status: str, reason: str | None) -> None:
         row.status = status
         row.error = reason
         row.done_at = utcnow()
         row.claimed_until = None
+        row.tries = 0
 
     def _run_step(self, inbound_id: int, index: int, parsed: ParsedMail, line: str | None) -> None:
         """Apply command ``index`` of the message, in one transaction, once."""
@@ -231,7 +278,10 @@ class Worker:
         shown = {p.filename for p in result[1].pictures}
         earlier = [{**r, "pictures": [p for p in r.get("pictures", []) if p["filename"] not in shown]}
                    for r in row.results] if shown else row.results
-        row.results = [*earlier, {"command": result[0], "ok": result[1].ok, "text": result[1].text,
+        text = result[1].text
+        if parsed.multiple:  # the combined reply stops growing once it is full
+            text = limits.fit_result(text, sum(len(r["text"]) for r in row.results))
+        row.results = [*earlier, {"command": result[0], "ok": result[1].ok, "text": text,
                                   "subject": result[1].subject, "references": result[1].references,
                                   "pictures": [p.to_json() for p in result[1].pictures]}]
         row.commands_done = index + 1
@@ -245,6 +295,7 @@ class Worker:
             row.status = "done"
             row.done_at = utcnow()
             row.claimed_until = None
+            row.tries = 0
         ms = (time.perf_counter() - started) * 1000
         log.info("command from=%s cmd=%r result=%s ms=%.1f", parsed.reply_to, result[0],
                  "ok" if result[1].ok else "refused: " + result[1].text.splitlines()[0][:120], ms)
@@ -265,6 +316,8 @@ class Worker:
         by_reply = bool(parsed.reply_token) and (describe(typed)[0] is None or typed[0].lower() in REPLY_VERBS)
         # Nothing a reply says is quoted before its address is checked: it may hold a password.
         checked = not by_reply
+        # The From address, not the Reply-To (which anyone sets to the victim's): for the guess throttle.
+        session.info[SENDER_KEY] = parsed.from_address or parsed.reply_to
         try:
             with session.begin_nested():
                 identity, comment = None, parsed.comment
@@ -279,12 +332,15 @@ class Worker:
                 result = dispatch(ctx, words)
                 sender_copy = self._queue_mails(session, parsed, result)
         except (CommandError, games.GameError) as exc:
+            aftermath = getattr(exc, "aftermath", None)
+            for mail in aftermath(session) if aftermath else []:
+                queue(session, self.settings, mail)
             secrets = secret_words(session, words, parsed.reply_to, refused=True)
             shown = mask_words(words, secrets) if checked else "(a reply to a board mail)"
             reason = scrub(str(exc), secrets)
             subject, refs = error_subject(words, exc), error_references(self.settings, words, exc)
             return (shown, StepResult(False, reason, subject, refs),
-                    self._error_mail(parsed, shown, reason, subject, refs))
+                    self._error_mail(parsed, shown, reason, subject, refs, session))
         shown = mask_words(words, secret_words(session, words, parsed.reply_to, refused=False))
         pictures = result.pictures if result.pictures and wanted_by(session, [parsed.reply_to]) else []
         outcome = StepResult(True, result.text, result.subject, result.references, pictures)
@@ -310,7 +366,10 @@ class Worker:
         return copy and not parsed.multiple
 
     def _error_mail(self, parsed: ParsedMail, shown: str, reason: str, subject: str,
-                    references: list[str] | None = None) -> Mail:
+                    references: list[str] | None = None, session: Session | None = None) -> Mail:
+        if session is not None and is_stranger(session, parsed.reply_to):
+            # Anyone can set a Reply-To: no attacker text reflected to a third party.
+            shown, reason = quote_for_stranger(shown), clip_words(reason)[:300]
         body = render_template("error.txt", command=wrap(shown, indent="    ").strip(), reason=wrap(reason, indent="    "))
         return Mail(to=[parsed.reply_to], subject=subject, body=body, in_reply_to=parsed.message_id or None,
                     references=references or [])
@@ -333,7 +392,7 @@ class Worker:
 
     # -- failures -----------------------------------------------------------
     def _failed(self, inbound_id: int, error: str) -> None:
-        """An unexpected error: count the try; after MAX_TRIES set the message aside."""
+        """An unexpected error (or a death, see count_crashed): count the try; after MAX_TRIES set it aside."""
         log.error("inbound %d failed:\n%s", inbound_id, error)
 
         def work(session: Session) -> None:
@@ -344,19 +403,24 @@ class Worker:
             row.error = error[-4000:]
             row.claimed_until = utcnow() + timedelta(seconds=min(60, 2**row.tries))
             if row.tries >= MAX_TRIES:
-                row.status = "shunted"
-                row.claimed_until = None
-                parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands)
-                if parsed.reply_to and not parsed.no_reply_reason:
-                    body = render_template("shunted.txt", subject=parsed.subject, tries=row.tries)
-                    notice = Mail(to=[parsed.reply_to], subject="pbmserv Error", body=body,
-                                  in_reply_to=parsed.message_id or None)
-                    try:
-                        with session.begin_nested():
-                            queue(session, self.settings, notice)
-                    except Exception:
-                        # The notice must not keep the message from being set aside:
-                        # if it cannot be composed, the message is retried forever.
-                        log.exception("inbound %d: cannot compose the set-aside notice", inbound_id)
+                self._set_aside(session, row)
 
         self.db.run(work)
+
+    def _set_aside(self, session: Session, row: Inbound) -> None:
+        """Shunt ``row`` and tell its sender (the notice may fail; the shunt may not)."""
+        row.status = "shunted"
+        row.claimed_until = None
+        log.error("inbound %d set aside after %d tries", row.id, row.tries)
+        parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands)
+        if parsed.reply_to and not parsed.no_reply_reason:
+            body = render_template("shunted.txt", subject=parsed.subject[:200], tries=row.tries)
+            notice = Mail(to=[parsed.reply_to], subject="pbmserv Error", body=body,
+                          in_reply_to=parsed.message_id or None)
+            try:
+                with session.begin_nested():
+                    queue(session, self.settings, notice)
+            except Exception:
+                # The notice must not keep the message from being set aside:
+                # if it cannot be composed, the message is retried forever.
+                log.exception("inbound %d: cannot compose the set-aside notice", row.id)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import textwrap
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 import games
-from server import accounts, boards
+from server import accounts, boards, confirm, limits
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GAME_VERBS, GENERAL, general
 from server.commands.resolve import spelled, unique
-from server.model import Board, Seat
+from server.model import Board, Seat, User
 from server.resources import render_template
 
 #: Widest line of ``help commands`` (every reply line fits in 78 columns).
@@ -80,6 +80,16 @@ class Help(Command):
         return Result("\n\n".join(parts), subject=f"pbmserv help {' '.join(args)}")
 
 
+def waiting_note(user: User) -> str:
+    """Which of the user's addresses wait for their confirmation reply."""
+    waiting = [a.address for a in user.addresses if not a.confirmed]
+    if not waiting:
+        return ""
+    return "\n\n" + textwrap.fill(
+        "Waiting for confirmation (each was sent one mail; a reply to it confirms the address, "
+        f"and nothing else goes there until then): {', '.join(waiting)}", width=78, break_on_hyphens=False) + "\n"
+
+
 @general
 class Signup(Command):
     name = "signup"
@@ -91,11 +101,13 @@ class Signup(Command):
         if len(args) < 2:
             raise CommandError("Usage: signup USERID PASSWORD [ADDRESS ...]")
         addresses = accounts.check_addresses(args[2:], ctx.request.sender)
-        user = accounts.create_user(ctx.session, args[0], args[1], addresses)
+        user = accounts.create_user(ctx.session, args[0], args[1], [])
+        mails = confirm.set_addresses(ctx.session, ctx.settings, user, addresses, ctx.request.sender, ctx.now)
         text = render_template(
-            "signup.txt", userid=user.userid, addresses=", ".join(addresses), address=ctx.settings.address
-        )
-        return Result(text, subject=f"pbmserv: welcome, {user.userid}")
+            "signup.txt", userid=user.userid, addresses=", ".join(accounts.addresses_of(user)) or "(none yet)",
+            address=ctx.settings.address
+        ) + waiting_note(user)
+        return Result(text, subject=f"pbmserv: welcome, {user.userid}", mails=mails)
 
 
 @general
@@ -114,10 +126,10 @@ class Change(Command):
         if what == "address" and len(args) >= 3:
             user = accounts.authenticate(ctx.session, args[1], args[2])
             addresses = accounts.check_addresses(args[3:], ctx.request.sender)
-            accounts.set_addresses(user, addresses)
-            return Result(
-                f"Mail for {user.userid} now goes to: {', '.join(addresses)}", subject="pbmserv: address changed"
-            )
+            mails = confirm.set_addresses(ctx.session, ctx.settings, user, addresses, ctx.request.sender, ctx.now)
+            goes = ", ".join(accounts.addresses_of(user)) or "nowhere until an address is confirmed"
+            return Result(f"Mail for {user.userid} now goes to: {goes}{waiting_note(user)}",
+                          subject="pbmserv: address changed", mails=mails)
         raise CommandError("Usage: change password USERID OLD NEW, or change address USERID PASSWORD [ADDRESS ...]")
 
 
@@ -204,40 +216,53 @@ def boards_table(board_list: list[Board], title: str) -> str:
 @general
 class List(Command):
     name = "list"
-    argument_description = "[GAME ...]"
-    description = "The active boards of those games (of all games if none)."
+    argument_description = "[GAME ...] [page N]"
+    description = f"The active boards of those games (of all games if none), {limits.ROWS_PER_REPLY} a page."
 
     def process(self, ctx: Context, args: list[str]) -> Result:
+        args, page = limits.page_arg(args, "list [GAME ...] [page N]")
         chosen = [boards.plugin_for(a) for a in args] if args else games.available()
         parts = []
         for game in chosen:
+            active = (Board.game == game.name, Board.status == "active")
+            total = ctx.session.scalar(select(func.count()).select_from(Board).where(*active)) or 0
             rows = ctx.session.scalars(
-                select(Board).where(Board.game == game.name, Board.status == "active").order_by(Board.number)
+                select(Board).where(*active).order_by(Board.number)
+                .offset((page - 1) * limits.ROWS_PER_REPLY).limit(limits.ROWS_PER_REPLY)
             ).all()
-            parts.append(boards_table(list(rows), f"{game.title} ({game.name})"))
+            table = boards_table(list(rows), f"{game.title} ({game.name})")
+            note = limits.more_note(total, page, limits.ROWS_PER_REPLY, f"list {game.name}")
+            parts.append(table + ("\n" + note if note else ""))
         return Result("\n\n".join(parts), subject="pbmserv list")
 
 
 @general
 class All(Command):
     name = "all"
-    argument_description = "show USERID [next|active]"
-    description = "That user's boards in every game; 'next': only where it is their move."
+    argument_description = "show USERID [next|active] [page N]"
+    description = (f"That user's boards in every game ({limits.BOARDS_PER_REPLY} a page); "
+                   "'next': only where it is their move.")
+    USAGE = "all show USERID [next|active] [page N]"
 
     def process(self, ctx: Context, args: list[str]) -> Result:
-        if len(args) < 2 or args[0].lower() != "show" or (len(args) > 2 and args[2].lower() not in ("next", "active")):
-            raise CommandError("Usage: all show USERID [next|active]")
+        args, page = limits.page_arg(args, self.USAGE)
+        if len(args) < 2 or args[0].lower() != "show" or len(args) > 3 or (
+                len(args) > 2 and args[2].lower() not in ("next", "active")):
+            raise CommandError(f"Usage: {self.USAGE}")
         user = accounts.require_user(ctx.session, args[1])
         only_next = len(args) > 2 and args[2].lower() == "next"
+        where = [Seat.user_id == user.id, Board.status == "active"]
+        if only_next:
+            where.append(Board.to_move == Seat.seat)
+        total = ctx.session.scalar(select(func.count()).select_from(Board).join(Seat).where(*where)) or 0
+        size = limits.BOARDS_PER_REPLY
         rows = ctx.session.scalars(
-            select(Board).join(Seat).where(Seat.user_id == user.id, Board.status == "active").order_by(Board.game, Board.number)
+            select(Board).join(Seat).where(*where).order_by(Board.game, Board.number)
+            .offset((page - 1) * size).limit(size)
         ).all()
         parts = []
         pictures = []
         for board in rows:
-            mover = boards.user_to_move(board)
-            if only_next and (mover is None or mover.id != user.id):
-                continue
             game = boards.plugin_for(board.game)
             state = game.load(board.state)
             moves = boards.moves_of(ctx.session, board)
@@ -248,6 +273,10 @@ class All(Command):
             pictures += boards.picture(ctx.settings, board, game, state)
         if not parts:
             which = "boards where it is their move" if only_next else "active boards"
-            return Result(f"{user.userid} has no {which}.", subject=f"pbmserv: boards of {user.userid}")
+            there = f" on page {page}" if page > 1 and total else ""
+            return Result(f"{user.userid} has no {which}{there}.", subject=f"pbmserv: boards of {user.userid}")
         sep = "\n" + "=" * 72 + "\n\n"
-        return Result(sep.join(parts), subject=f"pbmserv: boards of {user.userid}", pictures=pictures)
+        command = " ".join(["all show", user.userid, *args[2:]])
+        note = limits.more_note(total, page, size, command)
+        text = sep.join(parts) + ("\n\n" + note if note else "")
+        return Result(text, subject=f"pbmserv: boards of {user.userid}", pictures=pictures)

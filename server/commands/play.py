@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select
 
 from games import Game, GameError, Outcome
-from server import accounts, boards
+from server import accounts, boards, consent, limits
 from server.commands import policy
 from server.commands.base import CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb
@@ -162,9 +163,20 @@ class Challenge(GameCommand):
             check_policies(ctx, game, users)
         board, state = boards.create_board(ctx.session, game, users, options, nagtime, forfeittime,
                                            rated="unrated" not in flags)
-        challenger = challenger_name(ctx)
-        headline = f"{challenger} started {game.title} Board {board.number}: " + " vs ".join(u.userid for u in users) + "."
-        mails = boards.announce(ctx, board, game, state, headline, new=True, comment_by=challenger, comment=ctx.request.comment)
+        challenger, proven = challenger_name(ctx, users[0])
+        players = " vs ".join(u.userid for u in users)
+        if proven:
+            headline = f"{challenger} started {game.title} Board {board.number}: {players}."
+            comment_by = challenger
+        else:
+            # Not from an address of the first player: say who really sent it,
+            # and do not show the body as any player's words.
+            headline = textwrap.fill(f"{game.title} Board {board.number} ({players}) was started by a "
+                                     f"challenge sent from {challenger}, not from {users[0].userid}'s address.",
+                                     width=78, break_on_hyphens=False)
+            comment_by = f"The challenge mail (from {challenger}, not a player)"
+        mails = boards.announce(ctx, board, game, state, headline, new=True, comment_by=comment_by,
+                                comment=ctx.request.comment)
         # A challenger who plays gets their board as the answer, so a 'multiple'
         # mail's combined reply carries it too (it once held the headline alone).
         own = next((m.body for m in mails if challenger in m.users), headline)
@@ -176,26 +188,36 @@ class Challenge(GameCommand):
         )
 
 
-def challenger_name(ctx: Context) -> str:
-    """The userid whose address sent the challenge, else the address itself."""
-    if ctx.request.admin:
-        return "The admin"
-    sender = ctx.request.sender.lower()
-    from server.model import Address
+def challenger_name(ctx: Context, first: User | None = None) -> tuple[str, bool]:
+    """Who sent the challenge, and whether that is proven to be ``first`` (the first seat).
 
-    owner = ctx.session.scalars(select(Address).where(func.lower(Address.address) == sender)).first()
-    return owner.user.userid if owner is not None and owner.user.active else ctx.request.sender
+    Proven: the admin's tool, or a mail from an address registered to
+    ``first``.  Otherwise the sender's userid if the address is registered
+    to someone, else the address itself.
+    """
+    if ctx.request.admin:
+        return "The admin", True
+    owner = accounts.owner_of(ctx.session, ctx.request.sender)
+    if owner is None:
+        return ctx.request.sender, False
+    return owner.userid, first is not None and owner.id == first.id
 
 
 def check_policies(ctx: Context, game: Game, users: list[User]) -> None:
-    """Refuse a challenge that a player's challenge policy (in this game) does not allow."""
-    challenger = challenger_name(ctx)
+    """Refuse a challenge that any seat's policy (in this game) does not allow.
+
+    Every seat, the sender's own included: a From can be forged (issue 20).
+    Only the unconsented-boards check spares the seat whose own address sent it.
+    """
+    owner = None if ctx.request.admin else accounts.owner_of(ctx.session, ctx.request.sender)
     for user in users:
-        if user.userid == challenger:
-            continue
         reason = policy.refusal(ctx, user, game)
         if reason:
             raise CommandError(reason, title=game.title)
+        if ctx.request.admin or (owner is not None and owner.id == user.id):
+            continue
+        if (why := consent.unconsented_refusal(ctx.session, user)) is not None:
+            raise CommandError(why, title=game.title)
 
 
 class BoardCommand(GameCommand):
@@ -510,6 +532,9 @@ class Show(GameCommand):
                                "[next|active|all]", title=game.title)
         if not args[0][:1].isdigit():
             return self.users_boards(ctx, game, args)
+        if len(args) > limits.BOARDS_PER_REPLY:
+            raise CommandError(f"A show draws at most {limits.BOARDS_PER_REPLY} boards; you named {len(args)}: "
+                               "ask for the rest in another show", title=game.title)
         parts = []
         pictures = []
         board = None
@@ -572,12 +597,13 @@ class Show(GameCommand):
 @game_verb
 class Games(GameCommand):
     name = "games"
-    argument_description = "[USERID ...] [all|active|inactive|next]"
-    description = "A table of boards: number, move, players, status."
+    argument_description = "[USERID ...] [all|active|inactive|next] [page N]"
+    description = f"A table of boards: number, move, players, status ({limits.ROWS_PER_REPLY} a page)."
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
         from server.commands.general import boards_table
 
+        args, page = limits.page_arg(args, f"{game.name} games [USERID ...] [all|active|inactive|next] [page N]")
         which = "active"
         names = []
         for a in args:
@@ -599,5 +625,8 @@ class Games(GameCommand):
             ids = {u.id for u in users} if users else None
             rows = [b for b in rows if b.to_move is not None and (ids is None or b.seats[b.to_move].user_id in ids)]
         title = f"{game.title} boards ({which}{': ' + ', '.join(u.userid for u in users) if users else ''})"
-        return Result(boards_table(rows, title), subject=f"{game.title} games")
+        size = limits.ROWS_PER_REPLY
+        note = limits.more_note(len(rows), page, size, " ".join([game.name, "games", *args]))
+        table = boards_table(rows[limits.page_slice(len(rows), page, size)], title)
+        return Result(table + ("\n" + note if note else ""), subject=f"{game.title} games")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from sqlalchemy import func, select, update
 
 from games import Game
-from server import accounts
+from server import accounts, consent
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GameCommand, game_verb, general
 from server.model import Board, GamePolicy, Seat, User
@@ -63,10 +63,10 @@ def refusal(ctx: Context, user: User, game: Game) -> str | None:
         active = active_boards(ctx, user, game)
         if active >= limit:
             return f"{user.userid} plays at most {limit} {game.title} boards at a time and has {active}"
-    if user.board_limit is not None:
-        active = active_boards(ctx, user)
-        if active >= user.board_limit:
-            return f"{user.userid} plays at most {user.board_limit} boards at a time and has {active}"
+    account_limit = consent.board_limit(user)  # finite by default (issue 20)
+    active = active_boards(ctx, user)
+    if active >= account_limit:
+        return f"{user.userid} plays at most {account_limit} boards at a time and has {active}"
     return None
 
 
@@ -84,7 +84,8 @@ def game_policy_text(ctx: Context, user: User, game: Game) -> str:
 def account_policy_text(ctx: Context, user: User) -> str:
     if user.challenge_policy == "reject":
         return f"{user.userid} refuses all challenges (in every game)."
-    limit = "no limit" if user.board_limit is None else f"at most {user.board_limit} active boards"
+    limit = (f"at most {consent.board_limit(user)} active boards"
+             + (" (the default)" if user.board_limit is None else ""))
     return (f"{user.userid} accepts challenges (in every game), {limit}; "
             f"{user.userid} has {active_boards(ctx, user)} active boards now.")
 
@@ -181,7 +182,8 @@ class RejectAll(AccountPolicyCommand):
 class LimitAll(Command):
     name = "limit"
     argument_description = "USERID PASSWORD [N|none]"
-    description = "At most N active boards across all games ('none': no limit); no N: report it."
+    description = (f"At most N active boards across all games ('none': the default, "
+                   f"{consent.DEFAULT_BOARD_LIMIT}); no N: report it.")
     password_args = (1,)
 
     def process(self, ctx: Context, args: list[str]) -> Result:

@@ -15,6 +15,7 @@ from server import accounts, boards
 from server.commands.base import Command, CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb, general
 from server.model import Board, GameFollow, Subscription, User
+from server.quota import spend_recipients
 from server.replies import Mail, board_root
 from server.watchers import board_watchers
 from server.wrapping import wrap
@@ -84,6 +85,7 @@ class Chat(GameCommand):
         root = board_root(ctx.settings, game.name, board.number)
         subject = f"{game.title} Board {board.number} chat from {user.userid}"
         body = quoted(user.userid, text)
+        spend_recipients(ctx.session, user.userid, sum(1 for u in audience if u.id != user.id), ctx.now)
         mails = [Mail(to=accounts.addresses_of(u), subject=subject, body=body, references=[root], users=[u.userid])
                  for u in audience if u.active and u.addresses]
         names = ", ".join(u.userid for u in audience if u.id != user.id) or "nobody else"
@@ -225,6 +227,7 @@ class Message(Command):
         text = require_body(ctx, "message")
         body = quoted(sender.userid, text) + f"\nTo answer: message YOURID PASSWORD {sender.userid}\n"
         subject = f"pbmserv message from {sender.userid}"
+        spend_recipients(ctx.session, sender.userid, len(to), ctx.now)
         mails = [Mail(to=accounts.addresses_of(u), subject=subject, body=body, users=[u.userid]) for u in to if u.addresses]
         return Result(f"Your message went to: {', '.join(u.userid for u in to)}.", subject="pbmserv: message sent",
                       mails=mails)

@@ -19,6 +19,7 @@ from sqlalchemy import func, select
 import games
 from server import boards
 from server.database import Database
+from server.dedupe import message_id_of
 from server.model import Board, Inbound, Move, Outbox
 from tests.mailtools import Sink
 
@@ -65,7 +66,7 @@ def audit_inbound(db: Database, accepted: set[str], commands_of: dict[str, int])
     by_mid: dict[str, list[Inbound]] = defaultdict(list)
     for row in rows:
         assert row.status in ("done", "duplicate", "ignored"), f"inbound {row.id} left {row.status}: {row.error}"
-        by_mid[row.dedupe_key.removeprefix("mid:")].append(row)
+        by_mid[message_id_of(row.raw)].append(row)
     done: dict[str, Inbound] = {}
     lost = doubled = 0
     for mid in accepted:

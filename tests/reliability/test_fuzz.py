@@ -88,7 +88,9 @@ class Harness:
         self.db.upgrade()
         make_players(self.db, 2)
         make_boards(url, [("p0", "p1")])
-        self.settings = Settings(database_url=url, addresses=[ADDRESS])
+        # Every fuzz mail is answered: no daily cap on replies to the fuzz's addresses
+        # (they belong to no account; the cap is tested in tests/abuse).
+        self.settings = Settings(database_url=url, addresses=[ADDRESS], replies_per_stranger_day=10**9)
         self.worker = Worker(self.db, self.settings)
         self.state = fingerprint(self.db)
         self.parsed = 0
@@ -123,7 +125,9 @@ class Harness:
             reply = BytesParser(policy=policy.default).parsebytes(new_out[0].message)
             text = reply.get_body(preferencelist=("plain",)).get_content()  # type: ignore[union-attr]
             reason = row.results[-1]["text"].splitlines()[0].strip()
-            assert reason and " ".join(reason.split()) in " ".join(text.split()), (reason, text)
+            # To an address without an account the reply is short and the reason's long words
+            # come clipped (issue 20): its opening words are there.
+            assert reason and " ".join(reason.split()[:2])[:20] in " ".join(text.split()), (reason, text)
         state = fingerprint(self.db)
         if not ok:
             assert state == self.state, f"state changed by a refused mail: {row.results}"
@@ -200,7 +204,8 @@ def test_the_fuzz_can_fail(harness: Harness) -> None:
 def listener(tmp_path_factory) -> Iterator[Running]:
     sink = Sink().start()
     url = f"sqlite:///{tmp_path_factory.mktemp('fuzz-smtp') / 'fuzz.db'}"
-    server = start_server(url, sink, rate_limit=10**9)
+    server = start_server(url, sink, rate_limit=10**9, replies_per_stranger_day=10**9, unknown_backlog=10**9,
+                          unknown_per_minute=10**9)
     yield Running(server, sink)
     server.stop()
     sink.stop()

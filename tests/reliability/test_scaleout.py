@@ -24,6 +24,7 @@ import pytest
 from sqlalchemy import select
 
 from server.database import Database
+from server.dedupe import message_id_of
 from server.model import Board, Inbound, Outbox
 from tests.mailtools import Sink, free_port
 from tests.reliability.audit import audit_boards, audit_inbound, audit_replies, header, wait_settled
@@ -93,7 +94,7 @@ def test_two_servers_one_postgres_racing_moves(tmp_path, sink: Sink, postgres_ur
                 assert len(accepted) == len(commands), "a racing mail was not accepted"
                 wait_settled(db, timeout=60)
                 with db.transaction() as s:
-                    rows = {r.dedupe_key.removeprefix("mid:"): r for r in s.scalars(select(Inbound))}
+                    rows = {message_id_of(r.raw): r for r in s.scalars(select(Inbound))}
                     plies = {b.number: b.ply for b in s.scalars(select(Board))}
                 for number, entries in round_jobs.items():
                     results = [rows[job.message_id].results[0] for job, _ in entries]

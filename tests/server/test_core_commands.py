@@ -6,12 +6,15 @@ from sqlalchemy import select
 
 from server.model import Board, User
 from server.passwords import verify_password
+from tests.mailtools import make_mail, send
 from tests.server.conftest import Running
 
 
 def test_help_topics(running: Running) -> None:
     general = running.mail("zed@example.org", "help")[0]
     assert general.subject == "pbmserv help" and "signup USERID PASSWORD" in general.text
+    # An address without an account gets short replies (issue 20): the rest is read as a player.
+    running.mail("zed@example.org", "signup zed zedpw1")
     commands = running.mail("zed@example.org", "help commands")[0].text
     for usage in ("signu[p] USERID PASSWORD [ADDRESS ...]", "GAME mov[e]|board|mvoe BOARD USERID PASSWORD MOVE[#N]",
                   "GAME chall[enge] USER1 USER2 [USER3]", "GAME sho[w] [board] BOARD[#N]", "all show USERID [next|active]"):
@@ -30,14 +33,29 @@ def test_change_password_and_address(players: Running) -> None:
         alice = s.scalars(select(User).where(User.userid == "alice")).one()
         assert verify_password(alice.password_hash, "pear44") and not verify_password(alice.password_hash, "apple1")
     moved = players.mail("alice@example.org", "change address alice pear44 alice@new.example alice2@new.example")
-    assert "alice@new.example, alice2@new.example" in moved[0].text
+    assert "Waiting for confirmation" in moved[-1].text
+    # Each new address gets one confirmation mail and nothing else until it replies (issue 20).
+    requests = [m for m in moved if m.subject == "pbmserv: confirm mail for alice?"]
+    assert sorted(m.rcpt_tos[0] for m in requests) == ["alice2@new.example", "alice@new.example"]
+    for request in requests:
+        address, token_address = request.rcpt_tos[0], str(request.message["Reply-To"])
+        send(players.port, make_mail(address, token_address, "Re: " + request.subject, "yes"), sender=address,
+             to=token_address)
+        players.quiesce()
     players.mail("bob@example.org", "tictactoe challenge alice bob")
     to_alice = [m for m in players.sink.messages if "alice@new.example" in m.rcpt_tos]
     assert to_alice and to_alice[-1].rcpt_tos == ["alice@new.example", "alice2@new.example"]
 
 
 def test_signup_with_other_addresses_and_case_insensitive_userids(running: Running) -> None:
-    running.mail("x@example.org", "SIGNUP Alice apple1 a1@example.org")
+    out = running.mail("x@example.org", "SIGNUP Alice apple1 a1@example.org")
+    # a1 is not where the signup came from: it gets one confirmation request, and confirms by replying.
+    request = next(m for m in out if m.rcpt_tos == ["a1@example.org"])
+    assert request.subject == "pbmserv: confirm mail for alice?"
+    token_address = str(request.message["Reply-To"])
+    send(running.port, make_mail("a1@example.org", token_address, "Re: confirm", "yes"), sender="a1@example.org",
+         to=token_address)
+    running.quiesce()
     running.mail("y@example.org", "signup bob banana2")
     running.sink.clear()
     out = running.mail("y@example.org", "tictactoe challenge ALICE Bob")

@@ -145,7 +145,7 @@ def test_challenge_policy_is_per_game(sqlite_players: Running) -> None:
         assert s.scalar(select(func.count()).select_from(Rating)) == 0
     # The plain form is the account's policy for every game: it clears the per-game reject.
     out = p.mail("bob@example.org", "accept bob banana2")
-    assert "bob accepts challenges (in every game), no limit" in flat(out[0].text)
+    assert "bob accepts challenges (in every game), at most 100 active boards (the default)" in flat(out[0].text)
     assert p.mail("alice@example.org", "tictactoe challenge alice bob")[0].subject == "New Tic-Tac-Toe Board 102 alice"
 
 
@@ -309,6 +309,7 @@ def test_stalled_votes(sqlite_players: Running) -> None:
 
 
 def test_help_commands_lists_every_new_form(sqlite_players: Running) -> None:
+    sqlite_players.mail("zed@example.org", "signup zed zedpw1")  # a player: the full help (issue 20)
     text = sqlite_players.mail("zed@example.org", "help commands")[0].text
     lines = text.splitlines()
     assert max(len(line) for line in lines) <= 78

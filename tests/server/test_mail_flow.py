@@ -42,9 +42,12 @@ def test_challenge_moves_and_finish(players: Running) -> None:
     # " **" marks a board mail that carries a comment, as pbmserv did.
     assert {m.subject for m in new} == {"New Tic-Tac-Toe Board 101 alice **"}
     ack = next(m for m in new if m.rcpt_tos == ["carol@example.org"])
-    assert "started Tic-Tac-Toe Board 101" in ack.text
+    # carol's address belongs to no player of the board: the mails say who sent it (issue 20, item 8).
+    assert ("was started by a challenge sent from carol@example.org, not from alice's address"
+            in " ".join(ack.text.split()))
     new = [m for m in new if m is not ack]
-    assert "carol@example.org writes:" in new[0].text and "Good luck both!" in new[0].text
+    assert "The challenge mail (from carol@example.org, not a player) writes:" in new[0].text
+    assert "Good luck both!" in new[0].text
     roots = {m.message["References"] for m in new}
     assert len(roots) == 1
 

@@ -25,6 +25,7 @@ def test_status_of_an_empty_server(sqlite_url: str) -> None:
         "inbound set aside: 0",
         "outbox pending:    0",
         "outbox failed:     0",
+        "sent last hour:    0 of 5000",
         "active boards:     0",
         "last error:        none",
     ]
@@ -63,10 +64,11 @@ def test_status_counts_queues_boards_and_shows_the_last_errors(sqlite_url: str) 
     # Each challenge mailed both players: 3 challenges, 6 board mails waiting for the relay.
     assert lines[2].startswith("outbox pending:    6 (oldest ")
     assert lines[3] == "outbox failed:     1"
-    assert lines[4:7] == ["active boards:     2", "  interweave       1", "  tictactoe        1"]
-    assert lines[7].startswith("last inbound error (#3, shunted, received 30 min ago): ValueError: the plugin broke")
-    assert lines[8] == "last delivery error (#7, failed, tries 1): 550 5.1.1 <gone@example.org>: no such user"
-    assert len(lines) == 9
+    assert lines[4] == "sent last hour:    0 of 5000"
+    assert lines[5:8] == ["active boards:     2", "  interweave       1", "  tictactoe        1"]
+    assert lines[8].startswith("last inbound error (#3, shunted, received 30 min ago): ValueError: the plugin broke")
+    assert lines[9] == "last delivery error (#7, failed, tries 1): 550 5.1.1 <gone@example.org>: no such user"
+    assert len(lines) == 10
 
 
 def test_status_reports_a_retrying_delivery_but_not_a_delivered_one(sqlite_url: str) -> None:
@@ -81,3 +83,20 @@ def test_status_reports_a_retrying_delivery_but_not_a_delivered_one(sqlite_url: 
     lines = pbmserv(sqlite_url, "status").splitlines()
     assert lines[2].startswith("outbox pending:    1 (oldest ")
     assert lines[-1] == "last delivery error (#2, pending, tries 1): relay 127.0.0.1:25: Connection refused"
+
+
+def test_status_alerts_when_the_outbound_budget_is_spent(sqlite_url: str) -> None:
+    """Issue 20: the hourly outbound budget; mail beyond it waits, and status says so."""
+    db = Database(sqlite_url)
+    db.upgrade()
+    with db.transaction() as s:
+        for i in range(3):
+            s.add(Outbox(envelope_from="pbmserv@games.test", recipients=[f"p{i}@example.org"], subject="x",
+                         message=b"x", status="sent", tries=1, sent_at=utcnow() - timedelta(minutes=10 * i)))
+        s.add(Outbox(envelope_from="pbmserv@games.test", recipients=["old@example.org"], subject="x",
+                     message=b"x", status="sent", tries=1, sent_at=utcnow() - timedelta(hours=2)))
+    db.dispose()
+    lines = pbmserv(sqlite_url, "--outbound-per-hour", "3", "status").splitlines()
+    assert lines[4] == "sent last hour:    3 of 3  ALERT: the budget is spent; replies wait (--outbound-per-hour)"
+    lines = pbmserv(sqlite_url, "--outbound-per-hour", "4", "status").splitlines()
+    assert lines[4] == "sent last hour:    3 of 4"
