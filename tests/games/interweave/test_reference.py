@@ -31,6 +31,8 @@ def engine_result(st) -> tuple[str | None, str] | None:
     kinds = [k for k in KINDS if f", {k})" in out.reason]
     assert len(kinds) == 1, out.reason
     winner = ("White", "Black")[out.winners[0]] if out.winners else None
+    code = {"White": "1-0", "Black": "0-1", None: "1/2-1/2"}[winner]
+    assert f"({code}, {kinds[0]})" in out.reason, out.reason  # 5: result codes
     assert out.losers == (() if winner is None else (1 - out.winners[0],))
     return (winner, kinds[0])
 
