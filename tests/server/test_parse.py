@@ -102,3 +102,36 @@ def test_a_flood_of_headers_is_cut_and_not_answered() -> None:
     normal = parse_message(b"From: alice@example.org\r\nSubject: help\r\n" + b"X-Note: x\r\n" * 900 + b"\r\n\r\n",
                            "alice@example.org", OWN)
     assert normal.no_reply_reason is None and normal.commands == ["help"]
+
+
+def test_no_reply_reasons_word_for_word() -> None:
+    """The reason is stored with the message and logged: each says which rule held it back."""
+
+    def sent_by(address: str) -> EmailMessage:
+        msg = mail("help")
+        msg.replace_header("From", address)
+        return msg
+
+    cases = [
+        (mail("help"), "", "null envelope sender (a bounce)"),
+        (mail("help"), "<>", "null envelope sender (a bounce)"),
+        (mail("help", X_Loop="PBMserv@games.test "), None, "carries our own X-Loop header"),
+        (mail("help", Auto_Submitted="Auto-Replied"), None, "Auto-Submitted: auto-replied"),
+        (mail("help", Precedence="Bulk"), None, "Precedence: bulk"),
+        (mail("help", Precedence="list"), None, "Precedence: list"),
+        (mail("help", List_Id="<games.example.org>"), None, "mailing-list mail (List-* headers)"),
+        (mail("help", X_Ack="No"), None, "X-Ack: no"),
+        (sent_by("pbmserv@games.test"), None, "mail from our own address"),
+        (mail("help"), "PBMSERV@games.test", "mail from our own address"),
+        (sent_by("MAILER-DAEMON@example.org"), None, "sent by mailer-daemon"),
+        (sent_by("postmaster@example.org"), None, "sent by postmaster"),
+        (sent_by("noreply@example.org"), None, "sent by noreply"),
+        (sent_by("no-reply@example.org"), None, "sent by no-reply"),
+    ]
+    for msg, envelope, reason in cases:
+        got = parse(msg) if envelope is None else parse(msg, envelope=envelope)
+        assert got.no_reply_reason == reason, (reason, got.no_reply_reason)
+    # What is not a reason: an X-Loop of someone else's, Precedence: first-class, X-Ack: yes.
+    for ok in (mail("help", X_Loop="other@example.org"), mail("help", Precedence="first-class"),
+               mail("help", X_Ack="yes"), sent_by("noreplies@example.org")):
+        assert parse(ok).no_reply_reason is None
