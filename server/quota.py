@@ -92,13 +92,11 @@ def admit(session: Session, settings: Settings, recipients: list[str], now: date
     kept: list[str] = []
     strangers = 0
     for address in recipients:
-        stranger = is_stranger(session, address.lower()[:320])
+        key = address.lower()[:320]
+        stranger = is_stranger(session, key)
         strangers += stranger
         cap = settings.replies_per_stranger_day if stranger else settings.replies_per_recipient_day
-        # Counted apart: what an address got as a player does not use up the
-        # few replies it may get as a stranger (a signoff's own confirmation).
-        key = ("stranger:" if stranger else "") + address.lower()
-        if _count_one(session, key[:320], now.date()) > cap:
+        if _count_one(session, key, now.date()) > cap:
             log.warning("reply to %s dropped: more than %d replies today", address, cap)
             continue
         kept.append(address)
