@@ -54,7 +54,7 @@ def find_user(session: Session, userid: str) -> User | None:
     return session.scalars(select(User).where(User.userid == userid.lower())).one_or_none()
 
 
-def owner_of(session: Session, address: str) -> User | None:
+def owner_of(session: Session, address: str, active_only: bool = True) -> User | None:
     """The active account whose confirmed address ``address`` is (case-insensitive), if any.
 
     What "known sender" means everywhere: the fair queue, challenge
@@ -62,8 +62,8 @@ def owner_of(session: Session, address: str) -> User | None:
     """
     if not address:
         return None
-    row = session.scalars(select(Address).join(User).where(
-        func.lower(Address.address) == address.lower(), Address.confirmed, User.active).limit(1)).first()
+    query = select(Address).join(User).where(func.lower(Address.address) == address.lower(), Address.confirmed)
+    row = session.scalars((query.where(User.active) if active_only else query).limit(1)).first()
     return row.user if row is not None else None
 
 

@@ -27,9 +27,9 @@ from server.model import Board, Move, Seat, User
 #: Active boards a player may have when they never set a limit of their own.
 DEFAULT_BOARD_LIMIT = 100
 #: Boards waiting for a player's first move that others may put them into.
-UNCONSENTED_MAX = 20
+UNCONSENTED_MAX = 30
 #: The same for an account that has not made a move in any game yet.
-FRESH_MAX = 5
+FRESH_MAX = 30
 
 
 def board_limit(user: User) -> int:

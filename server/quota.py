@@ -36,7 +36,7 @@ STRANGER_WORDS = 4
 
 def is_stranger(session: Session, address: str) -> bool:
     """True when ``address`` is no confirmed address of an active account."""
-    return owner_of(session, address) is None
+    return owner_of(session, address, active_only=False) is None  # a closed account's mail is not a stranger's
 
 
 def clip_words(text: str, width: int = 24) -> str:

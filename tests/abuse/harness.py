@@ -117,9 +117,16 @@ class Pbmserv(ServerProcess):
         return self.proc.pid
 
     def cpu_seconds(self) -> float:
-        """User + system CPU the server process has used so far."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLK_TCK
+        """User + system CPU the server has used so far, its worker processes included."""
+        total = 0.0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if stat.parent.name == str(self.pid) or fields[1] == str(self.pid):
+                total += (int(fields[11]) + int(fields[12])) / CLK_TCK
+        return total
 
     def peak_rss_mb(self) -> float:
         """The process's peak resident memory (VmHWM)."""

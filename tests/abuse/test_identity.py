@@ -38,7 +38,7 @@ def test_1c_nobody_is_put_into_boards_without_consent(start, sink: Sink) -> None
         send(server.port, mail("p0@players.test", f"tictactoe challenge p0 {opponent}"), "p0@players.test")
     settle(db)
     record("1c_unconsented_boards", challenges=50, victim_boards=victim, p0_boards=boards_of(db, "p0"))
-    assert victim == 5  # an account that never moved: at most 5 boards it did not ask for
+    assert victim == 30  # at most 30 boards waiting for a first move it did not ask for
     assert boards_of(db, "p0") == 100  # the default limit
 
 

@@ -50,7 +50,13 @@ def test_1a_one_small_mail_of_all_show_is_bounded(start, sink: Sink) -> None:
            reply_bytes=reply_bytes, settled=settled)
     assert settled and len(replies) == 1
     assert reply_bytes < 400_000, reply_bytes  # two parts (text and <pre>) of at most 100 KB each, QP-encoded
-    assert "page 2" in replies[0].text and "[... the rest is cut" in replies[0].text
+    assert "[... the rest is cut" in replies[0].text
+    # On its own, the command says how to ask for the rest.
+    assert send(server.port, mail("evil@players.test", "all show sock0"), "evil@players.test")[0] == 250
+    settle(db, timeout=60)
+    alone = [m for m in sink.messages if m.rcpt_tos == ["evil@players.test"]][-1]
+    flat = " ".join(alone.text.split())
+    assert f"... and {n - 10} more" in flat and "all show sock0 page 2" in flat
     assert worker < 30, worker
 
 

@@ -73,7 +73,8 @@ def test_html_text_after_a_blockquote_is_the_players_own(players: Running) -> No
     send(players.port, msg, sender="carol@example.org", to=ADDRESS)
     players.quiesce()
     board = next(m for m in players.sink.messages[before:] if m.rcpt_tos == ["alice@example.org"])
-    assert "carol@example.org writes:" in board.text
+    # Not from a seated player's address: attributed to the address, not shown as a player's words (issue 20).
+    assert "The challenge mail (from carol@example.org, not a player) writes:" in board.text
     assert "Good luck, both of you!" in board.text
     assert "old quoted words" not in board.text and "bob wrote" not in board.text
 

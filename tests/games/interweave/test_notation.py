@@ -149,3 +149,62 @@ def test_a_long_option_is_quoted_cut(option: str) -> None:
     with pytest.raises(OptionError) as err:
         GAME.parse_options([option])
     assert len(str(err.value)) < 200 and "..." in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("setup", "seat", "move", "reason"),
+    [
+        # A captured list on a quiet turn: the engine says what it captured.
+        (
+            None,
+            0,
+            "e2-d3{d4}",
+            "The captured list {d4} does not match what e2-d3 captures: nothing",
+        ),
+        # An empty square off every Leaper line: the Leaper's whole rule (§3.3).
+        (
+            (("La1 Kh4 Kh5", "Kc8 Kd8"), "w"),
+            0,
+            "a1-b4",
+            "The Leaper on a1 cannot move to b4: a Leaper slides diagonally or an even "
+            "number of squares orthogonally, leaps over one enemy orthogonally, or makes "
+            "a double knight's move",
+        ),
+        # A King two squares away behind its own piece: the King's rule, not "blocked".
+        (
+            (("Ke5 Pe6 Kh1", "Kg8 Kh8"), "w"),
+            0,
+            "e5-e7",
+            "The King on e5 cannot move to e7: a King steps one square diagonally, or "
+            "leaps over an orthogonally adjacent enemy",
+        ),
+        # Black's own pieces block Black's Leaper (T6 and T8, mirrored for Black).
+        (
+            (("Kh4 Kh5", "Ld5 Pc3 Kc8 Kd8"), "b"),
+            1,
+            "d5-b1",
+            "The Leaper on d5 cannot move to b1: the midpoint c3 of the double knight's "
+            "move holds your own piece",
+        ),
+        (
+            (("Kh4 Kh5", "La8 Pa6 Kc8 Kd8"), "b"),
+            1,
+            "a8-a4",
+            "The Leaper on a8 cannot move to a4: a Leaper cannot leap over its own piece on a6",
+        ),
+        # T8: two pieces in the way of a long leap.
+        (
+            (("La1 Kh4 Kh5", "Pa2 Pa3 Rc1 Kc8 Kd8"), "w"),
+            0,
+            "a1-a5",
+            "The Leaper on a1 cannot move to a5: a Leaper leaps over exactly one piece",
+        ),
+    ],
+)
+def test_refusal_reasons_word_for_word(setup, seat, move, reason) -> None:
+    if setup is None:
+        st = start()
+    else:
+        (white, black), side = setup
+        st = state(white, black, side=side)
+    assert assert_refused(GAME, st, seat, move) == reason
