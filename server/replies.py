@@ -23,7 +23,7 @@ from server.limits import cut
 from server.model import Outbox, utcnow
 from server.pictures import Picture, content_ids, html_page, related_part
 from server.quota import admit, short_for_stranger
-from server.resources import wrap_prose
+from server.wrapping import wrap_prose
 
 
 @dataclass

@@ -40,11 +40,14 @@ from server.pictures import Picture, wanted_by
 from server.quota import clip_words, is_stranger, quote_for_stranger
 from server.replies import Mail, board_root, queue
 from server.reply_address import REPLY_VERBS, command_for, invite, reply_token
-from server.resources import render_template, wrap
+from server.resources import render_template
 from server.throttle import SENDER_KEY
+from server.wrapping import wrap_indented
 
 log = logging.getLogger("pbmserv.worker")
 MAX_TRIES = 3
+#: The longest word of a command echoed whole in an error reply (4 columns of indent, "..." after).
+ECHO_WORD = 60
 
 
 @dataclass
@@ -370,7 +373,11 @@ class Worker:
         if session is not None and is_stranger(session, parsed.reply_to):
             # Anyone can set a Reply-To: no attacker text reflected to a third party.
             shown, reason = quote_for_stranger(shown), clip_words(reason)[:300]
-        body = render_template("error.txt", command=wrap(shown, indent="    ").strip(), reason=wrap(reason, indent="    "))
+        else:
+            # A word longer than a line (a pasted board, a 300-column "move") is cut,
+            # so the echo fits in 78 columns like every other line of a reply.
+            shown = clip_words(shown, ECHO_WORD)
+        body = render_template("error.txt", command=wrap_indented(shown, indent="    ").strip(), reason=wrap_indented(reason, indent="    "))
         return Mail(to=[parsed.reply_to], subject=subject, body=body, in_reply_to=parsed.message_id or None,
                     references=references or [])
 
@@ -379,7 +386,7 @@ class Worker:
         lines = [f"Results of your {len(results)} commands ({ok} done, {len(results) - ok} refused):", ""]
         for r in results:
             lines.append(f"> {r['command']}")
-            lines.append(r["text"].rstrip() if r["ok"] else wrap("Refused: " + r["text"]))
+            lines.append(r["text"].rstrip() if r["ok"] else wrap_indented("Refused: " + r["text"]))
             lines.append("")
         if parsed.truncated:
             lines.append(f"Unprocessed: only the first {self.settings.max_commands} commands of a mail are read.")

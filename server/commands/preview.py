@@ -17,7 +17,7 @@ from server.commands.base import Command, CommandError, Context, Result
 from server.commands.play import game_options
 from server.commands.registry import GAME_VERBS, GameCommand, game_verb, general
 from server.replies import board_root
-from server.resources import wrap
+from server.wrapping import wrap_indented
 
 
 def split_moves(words: list[str]) -> list[str]:
@@ -92,7 +92,7 @@ class Preview(GameCommand):
                 + ". Nothing is stored; this mail went to you only.")
         players = ", ".join(label(state, i) for i in range(len(board.seats)))
         moveno = (board.ply if at is None else at) + len(done) + 1
-        body = "\n\n".join(p for p in (wrap(head), outcome_line(game, state, label),
+        body = "\n\n".join(p for p in (wrap_indented(head), outcome_line(game, state, label),
                                       boards.render(board, game, state, None, moveno), f"Players: {players}") if p)
         return Result(body + "\n", subject=f"{game.title} Board {number} Preview",
                       references=[board_root(ctx.settings, game.name, number)],
@@ -111,7 +111,7 @@ class Preview(GameCommand):
         shown = " ".join(a for a in args if a.startswith("-"))
         head = (f"Preview of a new {game.title} board{' (' + shown + ')' if shown else ''}"
                 + (": " + ", ".join(done) if done else ", before any move") + ". Nothing is stored.")
-        body = "\n\n".join(p for p in (wrap(head), outcome_line(game, state, label),
+        body = "\n\n".join(p for p in (wrap_indented(head), outcome_line(game, state, label),
                                       game.render(state, compact=bool(options.get("compact"))).rstrip("\n")) if p)
         pic = pictures.make(game, state, None, "preview") if ctx.settings.pictures else None
         return Result(body + "\n", subject=f"{game.title} Preview", pictures=[pic] if pic else [])

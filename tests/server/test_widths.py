@@ -21,6 +21,7 @@ def test_replies_fit_in_78_columns(sqlite_players: Running) -> None:
     mails += run.mail(alice, "warpandweft move 101 alice apple1 C1#7")
     mails += run.mail(alice, "warpandweft move 101 alice apple1 C1#1")
     mails += run.mail(alice, "warpandweft move 101 alice apple1 C1#1")  # sent twice
+    mails += run.mail(bob, "warpandweft move 101 bob banana2 " + "G1" * 60)  # one 120-column word
     mails += run.mail(alice, "warpandweft preview 101 G1 A3 E3")
     mails += run.mail(alice, "warpandweft preview new -size=2 C1 G1")
     mails += run.mail(bob, "warpandweft move 101 bob banana2 G1#2")
