@@ -46,6 +46,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 EQUIVALENTS = ROOT / "tools" / "equivalent_mutants.toml"
+EQUIVALENTS_DIR = ROOT / "tools" / "equivalent_mutants"
 # What a private copy of the checkout needs for the tests to run.
 COPY_IGNORE = shutil.ignore_patterns(
     ".git", "__pycache__", "*.pyc", "mutants", ".pytest_cache", ".ruff_cache", "*.egg-info"
@@ -78,12 +79,20 @@ def load_config() -> dict[str, list[str]]:
 
 
 def load_equivalents() -> dict[tuple[str, str], str]:
-    """(module, key) -> why that surviving mutant cannot be told apart."""
-    if not EQUIVALENTS.exists():
-        return {}
-    with open(EQUIVALENTS, "rb") as f:
-        data = tomllib.load(f)
-    return {(e["module"], e["change"].strip()): e["why"] for e in data.get("mutant", [])}
+    """(module, key) -> why that surviving mutant cannot be told apart.
+
+    Read from tools/equivalent_mutants.toml and from every file in
+    tools/equivalent_mutants/ (one per game or area, so work on two areas
+    never edits the same file)."""
+    files = [EQUIVALENTS, *sorted(EQUIVALENTS_DIR.glob("*.toml"))]
+    found: dict[tuple[str, str], str] = {}
+    for path in files:
+        if not path.exists():
+            continue
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+        found.update({(e["module"], e["change"].strip()): e["why"] for e in data.get("mutant", [])})
+    return found
 
 
 def change_key(diff_lines: list[str]) -> str:
