@@ -421,12 +421,15 @@ class Worker:
         log.error("inbound %d set aside after %d tries", row.id, row.tries)
         parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands)
         if parsed.reply_to and not parsed.no_reply_reason:
-            body = render_template("shunted.txt", subject=parsed.subject[:200], tries=row.tries)
-            notice = Mail(to=[parsed.reply_to], subject="pbmserv Error", body=body,
-                          in_reply_to=parsed.message_id or None)
             try:
                 with session.begin_nested():
-                    queue(session, self.settings, notice)
+                    # The Subject is quoted back: its command's password is masked, as in every reply.
+                    secrets = {w for line in parsed.commands for w in secret_words(
+                        session, canonical_words(line.split()), parsed.reply_to, refused=True)}
+                    subject = scrub(parsed.subject, secrets)[:200]
+                    body = render_template("shunted.txt", subject=subject, tries=row.tries)
+                    queue(session, self.settings, Mail(to=[parsed.reply_to], subject="pbmserv Error", body=body,
+                                                       in_reply_to=parsed.message_id or None))
             except Exception:
                 # The notice must not keep the message from being set aside:
                 # if it cannot be composed, the message is retried forever.

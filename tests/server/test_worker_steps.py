@@ -342,3 +342,16 @@ def test_a_refused_reply_is_an_error_about_its_board(board: tuple[Desk, EmailMes
     assert stale.results[0]["text"].startswith("You replied to the Tic-Tac-Toe Board 101 mail of move #1, but the "
                                                "board is at move #3 now: c3 was not played.")
     assert moves(desk) == ["b2", "a1"]
+
+
+def test_the_set_aside_notice_masks_the_password_in_the_subject_it_quotes(players: Desk, tmp_path: Path) -> None:
+    """The notice quotes the Subject back (without "Re:"); its password is shown as ********,
+    as in every other reply (it used to go out in clear)."""
+    before = players.last_outbox()
+    inbound_id = players.store(make_mail(ALICE, ADDRESS, "Re: tictactoe move 101 alice apple1 b2").as_bytes(), ALICE)
+    assert crash_three_times(players, inbound_id, tmp_path / "inflight")[-1] == ("shunted", 3)
+    done = players.read(inbound_id, before)
+    (notice,) = done.replies
+    assert notice["To"] == ALICE and "apple1" not in done.body()
+    assert " ".join(done.body().split()).startswith(
+        'Your message "tictactoe move 101 alice ******** b2" could not be processed: it failed 3 times')
