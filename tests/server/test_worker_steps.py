@@ -355,3 +355,12 @@ def test_the_set_aside_notice_masks_the_password_in_the_subject_it_quotes(player
     assert notice["To"] == ALICE and "apple1" not in done.body()
     assert " ".join(done.body().split()).startswith(
         'Your message "tictactoe move 101 alice ******** b2" could not be processed: it failed 3 times')
+
+
+def test_the_set_aside_notice_quotes_at_most_200_characters_of_the_subject(desk: Desk, tmp_path: Path) -> None:
+    """A long Subject is cut at 200 characters in the notice (one word here, so no wrapping moves the cut)."""
+    subject = "help " + "x:" * 150
+    inbound_id = desk.store(make_mail(ALICE, ADDRESS, subject).as_bytes(), ALICE)
+    assert crash_three_times(desk, inbound_id, tmp_path / "inflight")[-1] == ("shunted", 3)
+    body = " ".join(desk.read(inbound_id).body().split())
+    assert body.startswith(f'Your message "{subject[:200]}" could not be processed')
