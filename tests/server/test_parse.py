@@ -419,3 +419,26 @@ def test_a_declared_charset_is_honoured_by_either_parser(params: str) -> None:
     raw = (b"From: alice@example.org\r\nTo: pbmserv@games.test\r\nSubject: multiple\r\nMIME-Version: 1.0\r\n"
            b"Content-Type: text/plain; " + params.encode() + b"\r\n\r\nsignup j\xc3\xb6rg geheim\r\n")
     assert parse_message(raw, "alice@example.org", OWN).commands == ["signup j\ufffd\ufffdrg geheim"]
+
+
+def test_a_text_attachment_is_not_the_body() -> None:
+    """Webmail sending HTML only, with a .txt file attached: the commands are in the HTML, not the file."""
+    raw = wire(
+        "From: Alice Example <alice@example.org>\n"
+        "To: pbmserv@games.test\n"
+        "Subject: multiple\n"
+        "MIME-Version: 1.0\n"
+        'Content-Type: multipart/mixed; boundary="=_b1f3c0a9"\n'
+        "\n"
+        "--=_b1f3c0a9\n"
+        "Content-Type: text/html; charset=UTF-8\n"
+        "\n"
+        "<html><body><div>help</div><div>help games</div></body></html>\n"
+        "--=_b1f3c0a9\n"
+        'Content-Type: text/plain; charset=UTF-8; name="notes.txt"\n'
+        'Content-Disposition: attachment; filename="notes.txt"\n'
+        "\n"
+        "signup mallory secret1\n"
+        "--=_b1f3c0a9--\n"
+    )
+    assert parse_message(raw, "alice@example.org", OWN).commands == ["help", "help games"]
