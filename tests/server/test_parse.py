@@ -442,3 +442,18 @@ def test_a_text_attachment_is_not_the_body() -> None:
         "--=_b1f3c0a9--\n"
     )
     assert parse_message(raw, "alice@example.org", OWN).commands == ["help", "help games"]
+
+
+def test_a_bounce_with_an_unreadable_from_has_no_from_address() -> None:
+    """A From of 1000 nested comments is past what the stdlib's address parser can recurse into.
+
+    The Content-Type makes the modern parser fail, so the compat32 fallback hands
+    the raw From to ``parseaddr``, which raises RecursionError: the mail has no
+    From address (not a made-up one), and as a bounce (null envelope sender) it
+    gets no answer.
+    """
+    raw = (b"From: " + b"(" * 1000 + b"mailer-daemon@example.org\r\nTo: pbmserv@games.test\r\n"
+           b"Subject: Undelivered Mail Returned to Sender\r\nContent-Type: text/plain; format*\r\n\r\nhi\r\n")
+    parsed = parse_message(raw, "", OWN)
+    assert parsed.from_address == "" and parsed.reply_to == ""
+    assert parsed.no_reply_reason == "null envelope sender (a bounce)"
