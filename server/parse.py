@@ -268,7 +268,7 @@ def read_comment(body: str) -> str:
 #: Header fields read at most; a message with more is stored but not answered.
 MAX_HEADER_FIELDS = 1000
 TOO_MANY_HEADERS = f"more than {MAX_HEADER_FIELDS} header fields"
-_FIELD_START = re.compile(rb"\n(?=[^ \t\r\n])")
+_FIELD_START = re.compile(rb"(?:^|\n)(?=[^ \t\r\n])")  # where each field starts, the first one too
 
 
 def read_message(raw: bytes, problems: list[str]) -> Message:

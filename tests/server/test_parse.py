@@ -457,3 +457,19 @@ def test_a_bounce_with_an_unreadable_from_has_no_from_address() -> None:
     parsed = parse_message(raw, "", OWN)
     assert parsed.from_address == "" and parsed.reply_to == ""
     assert parsed.no_reply_reason == "null envelope sender (a bounce)"
+
+
+@pytest.mark.parametrize("newline", [b"\r\n", b"\n"], ids=["crlf", "lf-only"])
+def test_the_header_field_limit_is_exactly_1000(newline: bytes) -> None:
+    """MAX_HEADER_FIELDS says 1000 fields are read at most (a regression: 1001 were, unflagged).
+
+    Field 1000 is the Subject: it is read whole; field 1001 is not read at all.
+    """
+    fields = [b"From: alice@example.org"] + [b"X-Note: x"] * 998 + [b"Subject: help"]
+    exactly = newline.join([*fields, b"", b"body", b""])
+    parsed = parse_message(exactly, "alice@example.org", OWN)
+    assert parsed.no_reply_reason is None and parsed.problems == [] and parsed.subject == "help"
+    one_more = newline.join([*fields, b"Reply-To: mallory@example.org", b"", b"body", b""])
+    parsed = parse_message(one_more, "alice@example.org", OWN)
+    assert parsed.no_reply_reason == "more than 1000 header fields"
+    assert parsed.subject == "help" and parsed.reply_to == "alice@example.org"
