@@ -473,3 +473,17 @@ def test_the_header_field_limit_is_exactly_1000(newline: bytes) -> None:
     parsed = parse_message(one_more, "alice@example.org", OWN)
     assert parsed.no_reply_reason == "more than 1000 header fields"
     assert parsed.subject == "help" and parsed.reply_to == "alice@example.org"
+
+
+def test_an_unreadable_from_does_not_make_the_reader_raise() -> None:
+    """Regression: the From check for our own address re-read the field and raised RecursionError.
+
+    Same mail as above but from an ordinary envelope sender: it is read, its
+    command kept, and the answer goes to the envelope sender (no From address).
+    """
+    raw = (b"From: " + b"(" * 1000 + b"alice@example.org\r\nTo: pbmserv@games.test\r\n"
+           b"Subject: help\r\nContent-Type: text/plain; format*\r\n\r\nhi\r\n")
+    parsed = parse_message(raw, "alice@example.org", OWN)
+    assert parsed.from_address == "" and parsed.reply_to == "alice@example.org"
+    assert parsed.commands == ["help"] and parsed.no_reply_reason is None
+    assert parsed.problems == ["unreadable message: IndexError"]
