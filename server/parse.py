@@ -225,6 +225,19 @@ def mailable(address: str) -> bool:
     return _MAILABLE.match(address) is not None and len(address) <= 320
 
 
+def _address(msg: Message, name: str) -> str:
+    """The address of a From-like field, or "" when the stdlib cannot read it.
+
+    ``parseaddr`` recurses once per nested comment: a From of 1000 "(" raised
+    RecursionError out of parse_message (once the compat32 fallback hands it
+    the raw field), and the worker retried the mail until it set it aside.
+    """
+    try:
+        return parseaddr(_header(msg, name))[1]
+    except Exception:
+        return ""
+
+
 def message_id(msg: Message) -> str:
     """The Message-ID if it is one: our replies echo it in In-Reply-To and References."""
     value = _header(msg, "Message-ID").strip()
@@ -246,7 +259,7 @@ def no_reply_reason(msg: Message, envelope_from: str, own: set[str]) -> str | No
         return "mailing-list mail (List-* headers)"
     if _header(msg, "X-Ack").strip().lower() == "no":
         return "X-Ack: no"
-    sender = parseaddr(_header(msg, "From"))[1].lower()
+    sender = _address(msg, "From").lower()
     if sender in own or envelope_from.strip().lower() in own:
         return "mail from our own address"
     local = sender.partition("@")[0]
@@ -268,7 +281,7 @@ def read_comment(body: str) -> str:
 #: Header fields read at most; a message with more is stored but not answered.
 MAX_HEADER_FIELDS = 1000
 TOO_MANY_HEADERS = f"more than {MAX_HEADER_FIELDS} header fields"
-_FIELD_START = re.compile(rb"\n(?=[^ \t\r\n])")
+_FIELD_START = re.compile(rb"(?:^|\n)(?=[^ \t\r\n])")  # where each field starts, the first one too
 
 
 def read_message(raw: bytes, problems: list[str]) -> Message:
@@ -328,9 +341,8 @@ def parse_message(raw: bytes, envelope_from: str, own: set[str], max_commands: i
     except Exception as exc:
         problems.append(f"unreadable body: {exc}")
         body = ""
-    from_address = ""
+    from_address = _address(msg, "From")
     try:
-        from_address = parseaddr(_header(msg, "From"))[1]
         reply_pairs = getaddresses([_header(msg, "Reply-To")]) if _header(msg, "Reply-To") else []
         reply_to = next((a for _, a in reply_pairs if mailable(a)), "") or from_address
     except Exception:
