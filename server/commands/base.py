@@ -34,7 +34,6 @@ class Request:
     sender: str
     comment: str = ""
     message_id: str = ""
-    multiple: bool = False
     #: True for the admin's own command-line tool (no mail to answer).
     admin: bool = False
     #: Set when the mail came to a player's reply address: that proves who
