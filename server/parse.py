@@ -14,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from email import policy
-from email.message import EmailMessage, Message
+from email.message import Message
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
 from html.parser import HTMLParser
@@ -377,7 +377,3 @@ def parse_message(raw: bytes, envelope_from: str, own: set[str], max_commands: i
         reply_token=reply_token,
         from_subject=from_subject,
     )
-
-
-def as_email_message(raw: bytes) -> EmailMessage:
-    return BytesParser(policy=policy.default).parsebytes(raw)  # type: ignore[return-value]

@@ -487,3 +487,22 @@ def test_an_unreadable_from_does_not_make_the_reader_raise() -> None:
     assert parsed.from_address == "" and parsed.reply_to == "alice@example.org"
     assert parsed.commands == ["help"] and parsed.no_reply_reason is None
     assert parsed.problems == ["unreadable message: IndexError"]
+
+
+def test_a_mail_whose_headers_are_not_read_has_nobody_to_answer() -> None:
+    """A field over 32 KB: nothing of the headers is read, so no address may be trusted or answered."""
+    raw = (b"From: alice@example.org\r\nReply-To: carol@example.org\r\nSubject: help\r\n"
+           b"X-Padding: " + b"a" * (40 * 1024) + b"\r\n\r\nhelp\r\n")
+    parsed = parse_message(raw, "alice@example.org", OWN)
+    assert parsed.no_reply_reason == "headers not read: a header field longer than 32 KB"
+    assert (parsed.reply_to, parsed.from_address, parsed.subject, parsed.message_id) == ("", "", "", "")
+    assert parsed.commands == [] and parsed.comment == ""
+
+
+def test_reply_mode_with_no_line_and_no_subject_is_no_command() -> None:
+    """A reply with an empty Subject and only a quote: there is nothing to play, not an empty command."""
+    raw = reply_mail("\n\n> On 4 Mar 2025, at 09:12, pbmserv wrote:\n> bob played G1.\n").replace(
+        b"Subject: Re: Warp and Weft Board 101 alice\r\n", b"Subject: \r\n")
+    assert b"Subject: \r\n" in raw
+    parsed = parse_message(raw, "alice@example.org", OWN, reply_token="k3j9x2")
+    assert parsed.commands == [] and parsed.from_subject
