@@ -207,8 +207,14 @@ def test_a_text_that_is_no_move_is_told_the_syntax_word_for_word() -> None:
             "'pstckctsp/ddddddddd/9/9/9/9/9/DDDDDDDDD/PSTCKCTSP w - 1'",
         ),
         # The bad letter is on rank 1 (the last row of the placement) or rank 9 (the first).
-        ("k8/9/9/9/9/9/9/9/8X w - 1", "'X' in rank 1 is not a piece letter (K C T S P D) or a digit"),
-        ("X8/9/9/9/9/9/9/9/k7K w - 1", "'X' in rank 9 is not a piece letter (K C T S P D) or a digit"),
+        (
+            "k8/9/9/9/9/9/9/9/8X w - 1",
+            "'X' in rank 1 is not a piece letter (K C T S P D) or a digit",
+        ),
+        (
+            "X8/9/9/9/9/9/9/9/k7K w - 1",
+            "'X' in rank 9 is not a piece letter (K C T S P D) or a digit",
+        ),
         ("k8/9/9/9/9/9/9/9/9 w - 1", "White must have exactly one Star, not 0"),
         ("9/9/9/9/9/9/9/9/8K w - 1", "Black must have exactly one Star, not 0"),
         # Black to move while the White Star on a1 stands attacked by the Circle on a3.
