@@ -227,3 +227,32 @@ def test_bad_position_reasons_word_for_word(text: str, reason: str) -> None:
     with pytest.raises(OptionError) as exc:
         GAME.parse_options([f"-position={text}"])
     assert str(exc.value) == f"bad -position: {reason}"
+
+
+def test_option_and_player_count_refusals_word_for_word() -> None:
+    """A refused challenge says what is wrong and lists the valid options."""
+    with pytest.raises(OptionError) as exc:
+        GAME.parse_options(["-compact=yes"])
+    assert str(exc.value) == (
+        "-compact takes no value; valid options: -compact, -position=<position string>"
+    )
+    with pytest.raises(OptionError) as exc:
+        GAME.start(GAME.parse_options([]), 3)
+    assert str(exc.value) == "Weave & Dungeon is a game for 2 players"
+
+
+def test_load_of_a_bare_position_takes_the_flags_from_it_and_starts_the_history() -> None:
+    """A record holding only the position string is read as 3.10 says.
+
+    The Star flags follow the position (the White Star off its throne e1 has
+    moved, the Black one on e9 has not) and the repetition history starts at
+    that position, counted once under its key: placement, side and pool.
+    """
+    text = "4k4/9/9/9/9/9/9/9/3K5 b - 7"
+    st = GAME.load({"position": text})
+    assert GAME.dump(st) == {
+        "position": text,
+        "star_moved": [True, False],
+        "history": {"4k4/9/9/9/9/9/9/9/3K5 b -": 1},
+        "last_move": None,
+    }
