@@ -503,3 +503,11 @@ def test_load_names_the_region_that_cannot_be_the_sides() -> None:
     with pytest.raises(ValueError) as exc:
         from_dump(claimed={"A1": "V"})
     assert str(exc.value) == "not a valid Warp and Weft game record: A1 cannot belong to Warp"
+
+
+def test_start_without_options_takes_the_spec_defaults() -> None:
+    """Spec 3.1: size 4 and Thread-Primary (the default) when no option says otherwise,
+    even if the options carry no keys at all."""
+    data = GAME.dump(GAME.start({}, 2))
+    assert (data["size"], data["primary"], data["compact"]) == (4, "thread", False)
+    assert data["states"] == {"Warp": "threads", "Weft": "threads"}
