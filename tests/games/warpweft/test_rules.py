@@ -52,6 +52,8 @@ def from_dump(**fields):
 
 
 def test_names_and_aliases() -> None:
+    # The command word is stored with every board and listed to players in lower case.
+    assert GAME.name == "warpandweft"
     assert load_game("WarpAndWeft") is GAME
     assert load_game("warpweft") is GAME
     assert load_game("WARPWEFT") is GAME
