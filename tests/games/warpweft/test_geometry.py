@@ -249,3 +249,25 @@ def test_arm_squares_name_their_centre() -> None:
     assert geo.names[geo.arms["B1"]] == "A1"
     assert geo.names[geo.arms["A2"]] == "A3"
     assert "A1" not in geo.arms and "B2" not in geo.arms
+
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_sizes_outside_2_to_6_have_no_geometry(n: int) -> None:
+    """Spec 1.1: N runs from 2 to 6; any other size is refused by name."""
+    with pytest.raises(ValueError) as exc:
+        geometry(n)
+    assert str(exc.value) == f"size must be 2..6, not {n}"
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_square_map_is_the_drawn_grid_exactly(n: int) -> None:
+    """The square map covers the labelled board and its one-square rim (spec 1.1,
+    x and y = -1 .. 4N-1), no more: the renderers draw what it holds."""
+    geo = geometry(n)
+    span = 4 * n - 1
+    grid = {(x, y) for x in range(-1, span + 1) for y in range(-1, span + 1)}
+    assert set(geo.squares) == grid
+    # The four rim corners belong to no region; every labelled square to one.
+    for corner in ((-1, -1), (-1, span), (span, -1), (span, span)):
+        assert geo.squares[corner] == OUT
+    assert all(geo.squares[(x, y)] != OUT for x in range(span) for y in range(span))

@@ -162,3 +162,24 @@ def test_vendored_copies_match_the_shared_originals() -> None:
         assert copy.exists()
         if shared.exists():
             assert copy.read_bytes() == shared.read_bytes()
+
+
+def test_status_lines_word_for_word() -> None:
+    """The lines under the board (spec 2.3 DECISION: side, letter, user, state, and the
+    primary), worked by hand: after C1 A1 patches, Warp is Patching and Weft (seat 2)
+    Threading with move 4 to play; after B2 and a swap in Patch-Primary the users have
+    changed sides and Weft, now seat 1, plays move 2."""
+    state = play(new("-size=2"), "C1", "A1", "patches")
+    assert GAME.render(state).splitlines()[-4:] == [
+        "Warp (V, top-bottom): player 1, Patching",
+        "Weft (H, left-right): player 2, Threading   <- to move",
+        "Thread-Primary, size 2.",
+        "Move 4: Weft (player 2) to move.",
+    ]
+    state = play(new("-size=2", "-patches"), "B2", "swap")
+    assert GAME.render(state).splitlines()[-4:] == [
+        "Warp (V, top-bottom): player 2, Patching",
+        "Weft (H, left-right): player 1, Patching   <- to move",
+        "Patch-Primary, size 2, sides swapped.",
+        "Move 2: Weft (player 1) to move.",
+    ]

@@ -52,6 +52,8 @@ def from_dump(**fields):
 
 
 def test_names_and_aliases() -> None:
+    # The command word is stored with every board and listed to players in lower case.
+    assert GAME.name == "warpandweft"
     assert load_game("WarpAndWeft") is GAME
     assert load_game("warpweft") is GAME
     assert load_game("WARPWEFT") is GAME
@@ -472,3 +474,42 @@ def test_patch_primary_switch_back_refused_once_every_patch_is_claimed() -> None
     assert assert_refused(GAME, st, 1, "patches") == (
         "you cannot switch to Patching: every patch is claimed"
     )
+
+
+@pytest.mark.parametrize(
+    ("move", "reason"),
+    [
+        # Spec 1.2, N=2 reminder: A1 is a Weft thread with cells @1 A1 B1; C1 a Warp
+        # thread with cells C0 C1 C2.
+        ("B1", "B1 is part of Weft thread A1; name threads by their centre square"),
+        ("C2", "C2 is part of Warp thread C1; name threads by their centre square"),
+        ("H1", "H1 is off the board: columns run A-G and rows 1-7"),
+    ],
+)
+def test_square_refusals_word_for_word(move: str, reason: str) -> None:
+    """An arm or off-board square is refused with the thread or the board's bounds."""
+    assert assert_refused(GAME, new("-size=2"), 0, move) == reason
+
+
+def test_patch_primary_threading_needs_an_own_patch_word_for_word() -> None:
+    """Patch-Primary (3.3): a thread must touch one of the claimer's patches, so
+    before Warp owns a patch, Threading has nothing to offer and the switch is refused."""
+    st = new("-size=2", "-patches")
+    assert assert_refused(GAME, st, 0, "threads") == (
+        "you cannot switch to Threading: no free Warp thread touches one of your patches"
+    )
+
+
+def test_load_names_the_region_that_cannot_be_the_sides() -> None:
+    """A record giving Warp a Weft thread (A1, spec 4) is refused, naming both."""
+    with pytest.raises(ValueError) as exc:
+        from_dump(claimed={"A1": "V"})
+    assert str(exc.value) == "not a valid Warp and Weft game record: A1 cannot belong to Warp"
+
+
+def test_start_without_options_takes_the_spec_defaults() -> None:
+    """Spec 3.1: size 4 and Thread-Primary (the default) when no option says otherwise,
+    even if the options carry no keys at all."""
+    data = GAME.dump(GAME.start({}, 2))
+    assert (data["size"], data["primary"], data["compact"]) == (4, "thread", False)
+    assert data["states"] == {"Warp": "threads", "Weft": "threads"}

@@ -186,3 +186,73 @@ def test_a_long_option_is_quoted_cut(option):
 def test_an_own_piece_is_the_reason_only_where_the_move_could_land(move, reason):
     st = GAME.start(GAME.parse_options([]), 2)
     assert assert_refused(GAME, st, 0, move) == reason
+
+
+def test_a_text_that_is_no_move_is_told_the_syntax_word_for_word() -> None:
+    """The refusal teaches the 3.9 notation: the player reads it to fix the move."""
+    text = assert_refused(GAME, start(), 0, "hello")
+    assert text == (
+        "'hello' is not a move: write a move as piece letter, from, to, e.g. Tc1-e3 "
+        "or Cd1xd3 (x for a capture, =T to rescue a Triangle)"
+    )
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        # Too few fields: the reason shows the 3.10 shape and the start as an example.
+        (
+            "garbage",
+            "a position is <placement> <side> <rescue-pool> <fullmove>, e.g. "
+            "'pstckctsp/ddddddddd/9/9/9/9/9/DDDDDDDDD/PSTCKCTSP w - 1'",
+        ),
+        # The bad letter is on rank 1 (the last row of the placement) or rank 9 (the first).
+        (
+            "k8/9/9/9/9/9/9/9/8X w - 1",
+            "'X' in rank 1 is not a piece letter (K C T S P D) or a digit",
+        ),
+        (
+            "X8/9/9/9/9/9/9/9/k7K w - 1",
+            "'X' in rank 9 is not a piece letter (K C T S P D) or a digit",
+        ),
+        ("k8/9/9/9/9/9/9/9/9 w - 1", "White must have exactly one Star, not 0"),
+        ("9/9/9/9/9/9/9/9/8K w - 1", "Black must have exactly one Star, not 0"),
+        # Black to move while the White Star on a1 stands attacked by the Circle on a3.
+        ("8k/9/9/9/9/9/c8/8D/K8 b - 1", "White is not to move but its Star is in check"),
+        ("k8/C8/9/9/9/9/9/9/8K w - 1", "Black is not to move but its Star is in check"),
+    ],
+)
+def test_bad_position_reasons_word_for_word(text: str, reason: str) -> None:
+    """Each 3.10 refusal names the side, rank or shape at fault exactly."""
+    with pytest.raises(OptionError) as exc:
+        GAME.parse_options([f"-position={text}"])
+    assert str(exc.value) == f"bad -position: {reason}"
+
+
+def test_option_and_player_count_refusals_word_for_word() -> None:
+    """A refused challenge says what is wrong and lists the valid options."""
+    with pytest.raises(OptionError) as exc:
+        GAME.parse_options(["-compact=yes"])
+    assert str(exc.value) == (
+        "-compact takes no value; valid options: -compact, -position=<position string>"
+    )
+    with pytest.raises(OptionError) as exc:
+        GAME.start(GAME.parse_options([]), 3)
+    assert str(exc.value) == "Weave & Dungeon is a game for 2 players"
+
+
+def test_load_of_a_bare_position_takes_the_flags_from_it_and_starts_the_history() -> None:
+    """A record holding only the position string is read as 3.10 says.
+
+    The Star flags follow the position (the White Star off its throne e1 has
+    moved, the Black one on e9 has not) and the repetition history starts at
+    that position, counted once under its key: placement, side and pool.
+    """
+    text = "4k4/9/9/9/9/9/9/9/3K5 b - 7"
+    st = GAME.load({"position": text})
+    assert GAME.dump(st) == {
+        "position": text,
+        "star_moved": [True, False],
+        "history": {"4k4/9/9/9/9/9/9/9/3K5 b -": 1},
+        "last_move": None,
+    }
