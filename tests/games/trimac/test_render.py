@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from games import OptionError
@@ -63,6 +65,10 @@ def test_header_counts_turns_and_shows_last_move() -> None:
 def test_game_option_sets_header_number() -> None:
     s = GAME.start(GAME.parse_options(["-game=42"]), 3)
     assert GAME.render(s).startswith("TriMac 3 Friends - game 42 - move 1")
+    data = json.loads(json.dumps(GAME.dump(s)))
+    assert GAME.render(GAME.load(data)).startswith("TriMac 3 Friends - game 42 - move 1")
+    del data["game"]  # a state stored without the number: the default board, 1
+    assert GAME.render(GAME.load(data)).startswith("TriMac 3 Friends - game 1 - move 1")
 
 
 def test_piece_list_wraps_between_groups() -> None:
