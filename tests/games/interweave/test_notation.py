@@ -199,6 +199,13 @@ def test_a_long_option_is_quoted_cut(option: str) -> None:
             "a1-a5",
             "The Leaper on a1 cannot move to a5: a Leaper leaps over exactly one piece",
         ),
+        # A Smasher's even-distance slide along a rank, leftward, through its own Pawn.
+        (
+            (("Sh3 Pf3 Ka1 Kb1", "Kg8 Kh8"), "w"),
+            0,
+            "h3-d3",
+            "The Smasher on h3 cannot move to d3: the way is blocked at f3",
+        ),
     ],
 )
 def test_refusal_reasons_word_for_word(setup, seat, move, reason) -> None:
