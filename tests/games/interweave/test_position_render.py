@@ -106,6 +106,26 @@ def test_bad_positions_word_for_word(text: str, reason: str) -> None:
     assert str(info.value) == f"-position: {reason}"
 
 
+def test_an_option_in_capitals_after_a_split_position_is_an_option() -> None:
+    """A mailer split the four-field position; -COMPACT after it is the next option."""
+    fields = START.split()[:4]
+    opts = GAME.parse_options([f"-position={fields[0]}", *fields[1:], "-COMPACT"])
+    assert opts == {"compact": True, "position": " ".join(fields), "fifty": True}
+
+
+def test_star_import_gives_the_public_names() -> None:
+    """``__all__`` lists what the package offers."""
+    import games.interweave
+    from games.interweave.moves import legal_turn_texts
+    from games.interweave.rules import State
+
+    names: dict[str, object] = {}
+    exec("from games.interweave import *", names)
+    assert names["GAME"] is GAME and names["State"] is State
+    assert names["Interweave"] is games.interweave.Interweave
+    assert names["legal_turn_texts"] is legal_turn_texts
+
+
 def test_the_stored_repetition_key_is_the_first_four_fields() -> None:
     """§1.1: placement, side, ep and reserves form the key the stored history counts."""
     st = GAME.start(GAME.parse_options([]), 2)
