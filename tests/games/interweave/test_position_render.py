@@ -113,6 +113,23 @@ def test_an_option_in_capitals_after_a_split_position_is_an_option() -> None:
     assert opts == {"compact": True, "position": " ".join(fields), "fifty": True}
 
 
+def test_a_stray_word_after_a_whole_split_position_is_not_part_of_it() -> None:
+    """Six fields make a whole position: a seventh token is refused as an option."""
+    with pytest.raises(OptionError) as info:
+        GAME.parse_options([f"-position={START.split()[0]}", *START.split()[1:], "x"])
+    assert str(info.value) == (
+        "'x' is not an Interweave option; valid options: -compact, -position=POSITION, "
+        "-fifty=on|off"
+    )
+
+
+def test_option_names_may_be_shortened_on_the_server() -> None:
+    from server.commands.play import game_options
+
+    opts = game_options(GAME, ["-comp", "-fif=off"])
+    assert opts == {"compact": True, "position": None, "fifty": False}
+
+
 def test_star_import_gives_the_public_names() -> None:
     """``__all__`` lists what the package offers."""
     import games.interweave
