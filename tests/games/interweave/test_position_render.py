@@ -117,10 +117,7 @@ def test_a_stray_word_after_a_whole_split_position_is_not_part_of_it() -> None:
     """Six fields make a whole position: a seventh token is refused as an option."""
     with pytest.raises(OptionError) as info:
         GAME.parse_options([f"-position={START.split()[0]}", *START.split()[1:], "x"])
-    assert str(info.value) == (
-        "'x' is not an Interweave option; valid options: -compact, -position=POSITION, "
-        "-fifty=on|off"
-    )
+    assert str(info.value) == "'x' is not an option; options look like -name or -name=value"
 
 
 def test_option_names_may_be_shortened_on_the_server() -> None:
