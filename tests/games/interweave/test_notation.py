@@ -199,6 +199,28 @@ def test_a_long_option_is_quoted_cut(option: str) -> None:
             "a1-a5",
             "The Leaper on a1 cannot move to a5: a Leaper leaps over exactly one piece",
         ),
+        # §2 syntax: what is not a turn at all is answered with the turn's shape.
+        (
+            None,
+            0,
+            "hello",
+            "Cannot read 'hello': a turn looks like e2-d3, a1xa3xc3xc1, e4*e5*f4 or b6-b7=L "
+            "(origin, then '-' or 'x' and a landing square, or '*' and a victim)",
+        ),
+        (None, 0, "e4*e5=S", "Cannot read 'e4*e5=S': a '*' capture cannot promote"),
+        (
+            None,
+            0,
+            "d6xc7{b7,zz}",
+            "Cannot read 'd6xc7{b7,zz}': 'zz' in the captured list is not a square",
+        ),
+        # A Smasher's even-distance slide along a rank, leftward, through its own Pawn.
+        (
+            (("Sh3 Pf3 Ka1 Kb1", "Kg8 Kh8"), "w"),
+            0,
+            "h3-d3",
+            "The Smasher on h3 cannot move to d3: the way is blocked at f3",
+        ),
     ],
 )
 def test_refusal_reasons_word_for_word(setup, seat, move, reason) -> None:

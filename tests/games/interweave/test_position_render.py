@@ -56,6 +56,96 @@ def test_bad_positions_are_refused(text: str, fragment: str) -> None:
         GAME.parse_options([f"-position={text}"])
 
 
+_ROWS = "srlkklrs/pppppppp/8/8/8/8/PPPPPPPP/SRLKKLRS"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            _ROWS + " w -",
+            "a position has 6 fields: placement, side (w/b), en passant (- or c3:d4), "
+            "reserves (- or e.g. SLr), halfmove and fullmove counters, e.g. " + START,
+        ),
+        ("srlkklrs/pppppppp/8/8/8/8/PPPPPPPP w - - 0 1",
+         "the placement needs 8 ranks separated by '/', not 7"),
+        ("srlkklrs/pppppppp/8/8/8/8/PPPPPPPP/SRLKKLRQ w - - 0 1",
+         "'Q' is not a piece letter (K S L R P for White, k s l r p for Black)"),
+        ("srlkklrs/pppppppp/8/8/8/8/PPPPPPPP/SRLKKLR w - - 0 1",
+         "rank 1 of the placement has 7 squares, not 8"),
+        (_ROWS + " x - - 0 1", "the side to move must be w or b, not 'x'"),
+        (_ROWS + " w - K 0 1",
+         "'K' cannot be in a reserve: only S, L, R (White) and s, l, r (Black)"),
+        (_ROWS + " w - - x 1", "the halfmove and fullmove counters must be numbers"),
+        (_ROWS + " w - - -1 1",
+         "the halfmove counter must be >= 0 and the fullmove number >= 1"),
+        (_ROWS + " w - - 0 0",
+         "the halfmove counter must be >= 0 and the fullmove number >= 1"),
+        # §1: each side has two Kings, eight Pawns, sixteen pieces
+        ("srlssrls/pppppppp/8/8/8/8/PPPPPPPP/SRLKKLRS w - - 0 1",
+         "Black must have one or two Kings, not 0"),
+        ("srlkklrs/pppppppp/8/8/8/8/PPPPPPPP/SRLSSLRS w - - 0 1",
+         "White must have one or two Kings, not 0"),
+        ("kkk5/8/8/8/8/8/8/K7 w - - 0 1", "Black must have one or two Kings, not 3"),
+        ("k7/8/8/8/8/P7/PPPPPPPP/K7 w - - 0 1", "White has more than 8 Pawns"),
+        ("k7/pppppppp/p7/8/8/8/8/K7 w - - 0 1", "Black has more than 8 Pawns"),
+        ("k7/8/8/8/8/SLR5/PPPPPPPP/SRLKKLRS w - - 0 1", "White has more than 16 pieces"),
+        ("srlkklPs/pppppppp/8/8/8/8/PPPPPPP1/SRLKKLRS w - - 0 1",
+         "a Pawn cannot stand on g8 (first or last rank)"),
+        (_ROWS + " w c3 - 0 1",
+         "the en-passant field must be - or passed:victim (e.g. c3:d4), not 'c3'"),
+        (_ROWS + " b c3:d4 - 0 1",
+         "en passant c3:d4: d4 must hold a Pawn of the side not to move that has just "
+         "passed c3 by a double step"),
+    ],
+)
+def test_bad_positions_word_for_word(text: str, reason: str) -> None:
+    """The whole reason a refused -position gets, after the option's name."""
+    with pytest.raises(OptionError) as info:
+        GAME.parse_options([f"-position={text}"])
+    assert str(info.value) == f"-position: {reason}"
+
+
+def test_an_option_in_capitals_after_a_split_position_is_an_option() -> None:
+    """A mailer split the four-field position; -COMPACT after it is the next option."""
+    fields = START.split()[:4]
+    opts = GAME.parse_options([f"-position={fields[0]}", *fields[1:], "-COMPACT"])
+    assert opts == {"compact": True, "position": " ".join(fields), "fifty": True}
+
+
+def test_a_stray_word_after_a_whole_split_position_is_not_part_of_it() -> None:
+    """Six fields make a whole position: a seventh token is refused as an option."""
+    with pytest.raises(OptionError) as info:
+        GAME.parse_options([f"-position={START.split()[0]}", *START.split()[1:], "x"])
+    assert str(info.value) == "'x' is not an option; options look like -name or -name=value"
+
+
+def test_option_names_may_be_shortened_on_the_server() -> None:
+    from server.commands.play import game_options
+
+    opts = game_options(GAME, ["-comp", "-fif=off"])
+    assert opts == {"compact": True, "position": None, "fifty": False}
+
+
+def test_star_import_gives_the_public_names() -> None:
+    """``__all__`` lists what the package offers."""
+    import games.interweave
+    from games.interweave.moves import legal_turn_texts
+    from games.interweave.rules import State
+
+    names: dict[str, object] = {}
+    exec("from games.interweave import *", names)
+    assert names["GAME"] is GAME and names["State"] is State
+    assert names["Interweave"] is games.interweave.Interweave
+    assert names["legal_turn_texts"] is legal_turn_texts
+
+
+def test_the_stored_repetition_key_is_the_first_four_fields() -> None:
+    """§1.1: placement, side, ep and reserves form the key the stored history counts."""
+    st = GAME.start(GAME.parse_options([]), 2)
+    assert GAME.dump(st)["history"] == {" ".join(START.split()[:4]): 1}
+
+
 def test_en_passant_field_is_validated() -> None:
     good = fen("Pd4 Kh1 Kh2", "Pc4 Ka8 Kb8", side="b", ep="c3:d4")
     assert GAME.position(GAME.start(GAME.parse_options([f"-position={good}"]), 2)) == good

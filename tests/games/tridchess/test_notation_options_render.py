@@ -258,3 +258,23 @@ def test_short_board_move_names_the_carried_pawns_promotion() -> None:
     s = pos("WQ:QL4,WK:KL1,BQ:QL1i,BK:KL6 Pa7QL4*,Kb1W,kd8B w - - 0 10")
     assert GAME.position(play(s, "QL6i=N")).split()[1] == "Na9QL6i,Kb1W,kd8B"
     assert GAME.position(play(s, "QL6i")).split()[1] == "Qa9QL6i,Kb1W,kd8B"
+
+
+def test_header_line_as_in_spec_section_8() -> None:
+    """§8 line 1: game id, move number, side (and user) to move, ruleset."""
+    s = start()
+    players = ["alice", "bob"]
+    first = GAME.render(s, board=17, players=players).splitlines()[0]
+    assert first == "TRI-D CHESS game 17  move 1  White (alice) to move   [rules: loidl]"
+    first = GAME.render(play(s, "a2W-a3W"), board=17, players=players).splitlines()[0]
+    assert first == "TRI-D CHESS game 17  move 1  Black (bob) to move   [rules: loidl]"
+    # a userid too long for a 79-column line: the side alone still says who moves
+    first = GAME.render(s, board=17, players=["a" * 60, "bob"]).splitlines()[0]
+    assert first == "TRI-D CHESS game 17  move 1  White to move   [rules: loidl]"
+    mate = play(pos(f"{ST} Qb7B,Ra7B,Kb1W,kz9QL6 w - - 0 40"), "Qb7B-a8QL6")
+    first = GAME.render(mate, board=17, players=players).splitlines()[0]
+    assert first == "TRI-D CHESS game 17  move 40  game over   [rules: loidl]"
+    # however long the line gets, a finished game says so
+    big = 10**40
+    first = GAME.render(mate, board=big, players=players).splitlines()[0]
+    assert first == f"TRI-D CHESS game {big}  move 40  game over   [rules: loidl]"

@@ -3,6 +3,8 @@ two-player phase, draws, resignation, and every refusal with its reason."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from games import IllegalMove, OptionError
@@ -202,6 +204,17 @@ def test_win_by_defeating_both() -> None:
     assert GAME.to_move(s) is None
     assert_refused(GAME, s, GREEN, "Gf1-Ge1", "game is over")
     assert "Red wins" in GAME.render(s)
+
+
+def test_a_finished_game_keeps_its_result_through_dump_and_load() -> None:
+    """The server stores a finished game as JSON: winner and losers must survive it."""
+    s = pos("rK@Rf1 rA@Rf4 gK@Gf1 rR@Ge5 rR@Gg5 rR@Gi3 alive=RG to=R")
+    s = GAME.play(s, RED, "Gi3-Gf3")  # Green mated: Red has defeated both
+    again = GAME.load(json.loads(json.dumps(GAME.dump(s))))
+    out = GAME.outcome(again)
+    assert out is not None and out.winners == (RED,) and set(out.losers) == {BLUE, GREEN}
+    assert out.reason == GAME.outcome(s).reason
+    assert GAME.to_move(again) is None
 
 
 # -- pass (§5.4) -----------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from games import OptionError
@@ -63,6 +65,10 @@ def test_header_counts_turns_and_shows_last_move() -> None:
 def test_game_option_sets_header_number() -> None:
     s = GAME.start(GAME.parse_options(["-game=42"]), 3)
     assert GAME.render(s).startswith("TriMac 3 Friends - game 42 - move 1")
+    data = json.loads(json.dumps(GAME.dump(s)))
+    assert GAME.render(GAME.load(data)).startswith("TriMac 3 Friends - game 42 - move 1")
+    del data["game"]  # a state stored without the number: the default board, 1
+    assert GAME.render(GAME.load(data)).startswith("TriMac 3 Friends - game 1 - move 1")
 
 
 def test_piece_list_wraps_between_groups() -> None:
@@ -144,3 +150,32 @@ def test_piece_list_group_longer_than_a_line_keeps_the_indent() -> None:
     assert lines[i + 2] == "        " + " ".join(f"B{sq}" for sq in squares[17:])
     assert lines[i + 3].startswith("Blue  : K Bf1")
     assert max(len(line) for line in lines) <= 77
+
+
+def test_options_default_and_shortened_names() -> None:
+    """The stored options of a plain challenge, and names shortened as the server allows."""
+    from server.commands.play import game_options
+
+    assert GAME.parse_options([]) == {"compact": False, "position": None, "game": 1}
+    assert game_options(GAME, ["-comp"]) == {"compact": True, "position": None, "game": 1}
+    opts = game_options(GAME, [f"-pos={BASE}", "-gam=4"])
+    assert opts == {"compact": False, "position": BASE, "game": 4}
+    assert GAME.parse_options(["-game=1"])["game"] == 1  # the first board number
+
+
+def test_only_three_players() -> None:
+    for players in (2, 4):
+        with pytest.raises(OptionError) as err:
+            GAME.start(GAME.parse_options([]), players)
+        assert str(err.value) == "TriMac 3 Friends is played by exactly 3 players"
+
+
+def test_star_import_gives_the_public_names() -> None:
+    """``__all__`` lists what the package offers: the game object, its class, its state."""
+    import games.trimac
+    from games.trimac.state import State
+
+    names: dict[str, object] = {}
+    exec("from games.trimac import *", names)
+    assert names["GAME"] is GAME and names["State"] is State
+    assert names["TriMac"] is games.trimac.TriMac
