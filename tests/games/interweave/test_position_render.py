@@ -127,19 +127,6 @@ def test_option_names_may_be_shortened_on_the_server() -> None:
     assert opts == {"compact": True, "position": None, "fifty": False}
 
 
-def test_star_import_gives_the_public_names() -> None:
-    """``__all__`` lists what the package offers."""
-    import games.interweave
-    from games.interweave.moves import legal_turn_texts
-    from games.interweave.rules import State
-
-    names: dict[str, object] = {}
-    exec("from games.interweave import *", names)
-    assert names["GAME"] is GAME and names["State"] is State
-    assert names["Interweave"] is games.interweave.Interweave
-    assert names["legal_turn_texts"] is legal_turn_texts
-
-
 def test_the_stored_repetition_key_is_the_first_four_fields() -> None:
     """§1.1: placement, side, ep and reserves form the key the stored history counts."""
     st = GAME.start(GAME.parse_options([]), 2)

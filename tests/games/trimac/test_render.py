@@ -168,14 +168,3 @@ def test_only_three_players() -> None:
         with pytest.raises(OptionError) as err:
             GAME.start(GAME.parse_options([]), players)
         assert str(err.value) == "TriMac 3 Friends is played by exactly 3 players"
-
-
-def test_star_import_gives_the_public_names() -> None:
-    """``__all__`` lists what the package offers: the game object, its class, its state."""
-    import games.trimac
-    from games.trimac.state import State
-
-    names: dict[str, object] = {}
-    exec("from games.trimac import *", names)
-    assert names["GAME"] is GAME and names["State"] is State
-    assert names["TriMac"] is games.trimac.TriMac
