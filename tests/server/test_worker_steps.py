@@ -249,12 +249,14 @@ def crash_three_times(desk: Desk, inbound_id: int, inflight: Path) -> list[tuple
 
 def test_a_mail_that_kills_the_process_three_times_is_set_aside_and_its_sender_told(desk: Desk,
                                                                                     tmp_path: Path) -> None:
-    inbound_id = desk.store(make_mail(ALICE, ADDRESS, "help").as_bytes(), ALICE)
+    sent = make_mail(ALICE, ADDRESS, "help")
+    inbound_id = desk.store(sent.as_bytes(), ALICE)
     assert crash_three_times(desk, inbound_id, tmp_path / "inflight") == [("new", 1), ("new", 2), ("shunted", 3)]
     done = desk.read(inbound_id)
     assert done.error is not None and "the server process died" in done.error
     (notice,) = done.replies
     assert (notice["To"], notice["Subject"]) == (ALICE, "pbmserv Error")
+    assert notice["In-Reply-To"] == sent["Message-ID"]  # threads under the mail it is about
     assert done.body() == (
         'Your message "help" could not be processed: it failed 3 times\n'
         "with an internal error. It has been set aside for the server's admin, who\n"
@@ -364,3 +366,24 @@ def test_the_set_aside_notice_quotes_at_most_200_characters_of_the_subject(desk:
     assert crash_three_times(desk, inbound_id, tmp_path / "inflight")[-1] == ("shunted", 3)
     body = " ".join(desk.read(inbound_id).body().split())
     assert body.startswith(f'Your message "{subject[:200]}" could not be processed')
+
+
+def test_an_error_reply_threads_under_the_mail_it_answers(desk: Desk) -> None:
+    sent = make_mail(ZED, ADDRESS, "frobnicate")
+    inbound_id = desk.store(sent.as_bytes(), ZED)
+    Worker(desk.db, desk.settings).process(inbound_id)
+    (reply,) = desk.read(inbound_id).replies
+    assert reply["Subject"] == "pbmserv Error" and reply["In-Reply-To"] == sent["Message-ID"]
+
+
+def test_a_reply_to_a_forged_address_is_not_quoted_back(board: tuple[Desk, EmailMessage]) -> None:
+    """Until its address is checked a reply may hold anything (a password): the refusal does not echo it."""
+    desk, mail = board
+    local, _, domain = str(mail["Reply-To"]).partition("@")
+    forged = local[:-1] + ("a" if local[-1] != "a" else "b") + "@" + domain
+    done = desk.mail(ALICE, "Re: " + str(mail["Subject"]), "b2 apple1", to=forged)
+    (reply,) = done.replies
+    body = done.body()
+    assert body.startswith("Your command\n\n    (a reply to a board mail)\n\nwas not carried out:\n")
+    assert "apple1" not in body and "b2" not in body.split("was not carried out")[0]
+    assert moves(desk) == []
