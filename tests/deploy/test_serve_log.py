@@ -41,6 +41,9 @@ def test_default_verbosity_logs_each_command_once_with_the_password_masked(tmp_p
         send(port, make_mail("alice@example.org", ADDRESS, "signup alice apple1"), sender="alice@example.org",
              to=ADDRESS)
         send(port, make_mail("bob@example.org", ADDRESS, "signup bob banana2"), sender="bob@example.org", to=ADDRESS)
+        # Both welcomes first: the fair queue takes senders in turn, so alice's
+        # challenge could otherwise be applied before bob's signup.
+        sink.wait_for(2)
         send(port, make_mail("alice@example.org", ADDRESS, "interweave challenge alice bob"),
              sender="alice@example.org", to=ADDRESS)
         send(port, make_mail("alice@example.org", ADDRESS, "interweave move 101 alice sesame77 a1-a2"),
