@@ -20,7 +20,7 @@ from email.utils import getaddresses, parseaddr
 from html.parser import HTMLParser
 
 from server.autoreply import autoresponder_reason
-from server.guards import header_problem
+from server.guards import header_fields, header_problem
 from server.mailtext import MAX_LINE, command_lines, comment_text, decode_flowed
 
 #: Multipart containers (``boundary=`` parameters) beyond which the body is not parsed.
@@ -281,7 +281,6 @@ def read_comment(body: str) -> str:
 #: Header fields read at most; a message with more is stored but not answered.
 MAX_HEADER_FIELDS = 1000
 TOO_MANY_HEADERS = f"more than {MAX_HEADER_FIELDS} header fields"
-_FIELD_START = re.compile(rb"(?:^|\n)(?=[^ \t\r\n])")  # where each field starts, the first one too
 
 
 def read_message(raw: bytes, problems: list[str]) -> Message:
@@ -296,14 +295,14 @@ def read_message(raw: bytes, problems: list[str]) -> Message:
     if headers_only:
         problems.append(f"more than {MAX_MULTIPARTS} multipart boundaries: body not read")
     head, sep, body = raw.partition(b"\n\n") if b"\r\n\r\n" not in raw else raw.partition(b"\r\n\r\n")
-    starts = [m.start() for m in _FIELD_START.finditer(head)]
-    if len(starts) > MAX_HEADER_FIELDS:
+    fields = header_fields(head)  # the listener's own count, the first field too
+    if len(fields) > MAX_HEADER_FIELDS:
         # The header parser is slow per field (seconds for 50,000); no
         # person's client writes this many, so only the first ones are read
         # and the mail is not answered (see parse_message).  Folded lines of
         # one long field do not count.
         problems.append(TOO_MANY_HEADERS)
-        raw = head[: starts[MAX_HEADER_FIELDS] + 1] + sep + body
+        raw = b"".join(fields[:MAX_HEADER_FIELDS]) + sep + body
     for pol in (policy.default, policy.compat32):  # policy.default can raise on very broken headers
         try:
             return BytesParser(policy=pol).parsebytes(raw, headersonly=headers_only)
