@@ -35,10 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sqlalchemy import create_engine, func, insert, select, text  # noqa: E402
 
 import games  # noqa: E402
-from server.config import Settings  # noqa: E402
-from server.database import Database  # noqa: E402
-from server.model import Address, Board, Move, Outbox, Reminder, Seat, User, utcnow  # noqa: E402
-from server.timers import Reminders  # noqa: E402
+from server.boards.timers import Reminders  # noqa: E402
+from server.core.config import Settings  # noqa: E402
+from server.store.database import Database  # noqa: E402
+from server.store.model import Address, Board, Move, Outbox, Reminder, Seat, User, utcnow  # noqa: E402
 from tests.tictactoe import GAME as TICTACTOE  # noqa: E402
 
 BOARDS = int(os.environ.get("BENCH_REMIND_BOARDS", "100000"))

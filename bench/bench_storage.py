@@ -5,7 +5,7 @@ filled in bulk: N active boards with their players, plus a mail history of
 ``--history`` handled inbound messages and sent outbox rows per board
 (received and sent over the last 30 days), as a server that has run for a
 while would have.  Then ``--moves`` move mails, each on a different board,
-go the real way minus the network: ``server.inbound.store`` (what the
+go the real way minus the network: ``server.mail.inbound.store`` (what the
 listener does before its 250, rate-limit check included) and
 ``Worker.run_once`` (claim, parse, authenticate, rules, board mails into the
 outbox, one transaction per command).  Each measured player has a password
@@ -45,11 +45,11 @@ from bench_throughput import (  # noqa: E402
 from sqlalchemy import insert  # noqa: E402
 
 import games  # noqa: E402
-from server.config import Settings  # noqa: E402
-from server.database import Database  # noqa: E402
-from server.inbound import store  # noqa: E402
-from server.model import Inbound, Outbox, utcnow  # noqa: E402
-from server.worker import Worker  # noqa: E402
+from server.core.config import Settings  # noqa: E402
+from server.mail.inbound import store  # noqa: E402
+from server.processes.worker import Worker  # noqa: E402
+from server.store.database import Database  # noqa: E402
+from server.store.model import Inbound, Outbox, utcnow  # noqa: E402
 
 
 def add_history(db: Database, boards: list, per_board: int, rng: random.Random) -> None:

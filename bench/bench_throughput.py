@@ -65,9 +65,9 @@ from aiosmtpd.controller import Controller  # noqa: E402
 from sqlalchemy import create_engine, insert, text  # noqa: E402
 
 import games  # noqa: E402
-from server.database import Database  # noqa: E402
-from server.model import Address, Board, Seat, User  # noqa: E402
-from server.passwords import hash_password  # noqa: E402
+from server.accounts.passwords import hash_password  # noqa: E402
+from server.store.database import Database  # noqa: E402
+from server.store.model import Address, Board, Seat, User  # noqa: E402
 
 ADDRESS = "pbmserv@bench.test"
 PASSWORD = "bench-pw1"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine
 
-from server.model import Base
+from server.store.model import Base
 
 config = context.config
 target_metadata = Base.metadata

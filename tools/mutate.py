@@ -137,7 +137,7 @@ def run_tests(copy: Path, tests: list[str], timeout: float) -> tuple[str, float]
     start = time.monotonic()
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+            [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-n", "0", *tests],
             cwd=copy,
             env=env,
             stdout=subprocess.DEVNULL,

@@ -5,7 +5,7 @@ Revises: 0002_reminders
 Create Date: 2026-11-22 00:20:00
 
 The listener counts a sender's messages of the last hour before every 250
-(server/inbound.py).  Without this index that count read the whole inbound
+(server/mail/inbound.py).  Without this index that count read the whole inbound
 table: bench/bench_storage.py measured store() at 3.1 ms with 1k boards
 (2k stored messages) and 23 ms with 20k boards (40k messages); with it,
 3.5 ms and 1.9 ms.

@@ -4,7 +4,7 @@ Revision ID: 0004_server_secrets
 Revises: 0003_inbound_sender_index
 Create Date: 2026-11-25 02:40:00
 
-Written by hand to match server.model.ServerSecret; runs on SQLite and
+Written by hand to match server.store.model.ServerSecret; runs on SQLite and
 PostgreSQL alike.
 """
 from collections.abc import Sequence

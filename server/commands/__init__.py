@@ -113,5 +113,4 @@ from server.commands import (  # noqa: E402,F401
     seeks,
     social,
     two_step,
-    votes,
 )

@@ -9,36 +9,16 @@ passwords is declared too, so every quoted command is masked the same way.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import ClassVar
 
-from sqlalchemy.orm import Session
-
-from server import accounts
-from server.config import Settings
-from server.errors import CommandError
-from server.model import Board, User
-from server.pictures import Picture
-from server.replies import Mail
-from server.reply_address import Identity
+from server.accounts import accounts
+from server.boards.context import Context, Request
+from server.core.errors import CommandError
+from server.mail.replies import Mail
+from server.pictures.cache import Picture
+from server.store.model import Board, User
 
 __all__ = ["Command", "CommandError", "Context", "Request", "Result", "authenticate", "mask"]
-
-
-@dataclass
-class Request:
-    """One command line and what the worker knows of the mail it came in."""
-
-    words: list[str]
-    line: str
-    sender: str
-    comment: str = ""
-    message_id: str = ""
-    #: True for the admin's own command-line tool (no mail to answer).
-    admin: bool = False
-    #: Set when the mail came to a player's reply address: that proves who
-    #: sent it, for that one board, in place of a password.
-    identity: Identity | None = None
 
 
 @dataclass
@@ -56,16 +36,8 @@ class Result:
     #: their reply address (``show``).  Set only when ``sender`` is one of the
     #: player's own addresses, so a token never goes anywhere else.
     invite: tuple[User, Board] | None = None
-    #: Board pictures for the reply to the sender (server.pictures).
+    #: Board pictures for the reply to the sender (server.pictures.cache).
     pictures: list[Picture] = field(default_factory=list)
-
-
-@dataclass
-class Context:
-    session: Session
-    settings: Settings
-    request: Request
-    now: datetime
 
 
 class Command:

@@ -7,12 +7,14 @@ import textwrap
 from sqlalchemy import func, select
 
 import games
-from server import accounts, boards, confirm, limits
+from server.accounts import accounts, confirm
+from server.boards import boards, lifecycle
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GAME_VERBS, GENERAL, general
 from server.commands.resolve import spelled, unique
-from server.model import Board, Seat, User
-from server.resources import render_template
+from server.mail import limits
+from server.store.model import Board, Seat, User
+from server.store.resources import render_template
 
 #: Widest line of ``help commands`` (every reply line fits in 78 columns).
 HELP_WIDTH = 78
@@ -144,8 +146,6 @@ class Signoff(Command):
         if len(args) != 2:
             raise CommandError("Usage: signoff USERID PASSWORD")
         user = accounts.authenticate(ctx.session, args[0], args[1])
-        from server.commands.play import resign_now
-
         mails = []
         running = ctx.session.scalars(
             select(Board).join(Seat).where(Seat.user_id == user.id, Board.status == "active")
@@ -154,7 +154,7 @@ class Signoff(Command):
             game = boards.plugin_for(board.game)
             seat = boards.seat_of(board, user)
             assert seat is not None
-            mails += resign_now(ctx, board, game, seat, user, reason=f"{user.userid} signed off")
+            mails += lifecycle.resign_now(ctx, board, game, seat, user, reason=f"{user.userid} signed off")
         user.active = False
         text = f"The account {user.userid} is closed."
         if running:
@@ -180,37 +180,10 @@ class Vacation(Command):
         if back:
             # The clocks stood still for the vacation: where it is this
             # player's move, the turn starts afresh, a full nag time ahead.
-            from server.timers import restart_clock
-
-            waiting = ctx.session.scalars(
-                select(Board).join(Seat).where(Seat.user_id == user.id, Board.status == "active",
-                                               Board.to_move == Seat.seat).with_for_update()
-            ).all()
-            for board in waiting:
-                restart_clock(ctx.session, board, ctx.now)
+            waiting = lifecycle.back_from_vacation(ctx.session, user, ctx.now)
             if waiting:
-                text += f" The clock starts afresh on the {len(waiting)} boards waiting for your move."
+                text += f" The clock starts afresh on the {waiting} boards waiting for your move."
         return Result(text, subject=f"pbmserv: vacation {args[2].lower()}")
-
-
-def boards_table(board_list: list[Board], title: str) -> str:
-    if not board_list:
-        return f"{title}: no boards."
-    lines = [f"{title}:", "", f"  {'Board':>5}  {'Move':>4}  {'Status':<22} Players"]
-    for b in board_list:
-        mover = boards.user_to_move(b)
-        if b.status == "active":
-            status = f"{mover.userid} to move" if mover else "active"
-            if mover and mover.vacation:
-                status += " (vacation)"
-        elif b.status == "removed":
-            status = "removed"
-        else:
-            winners = [boards.seat_users(b)[s].userid for s in (b.outcome or {}).get("winners", [])]
-            status = f"won by {', '.join(winners)}" if winners else "drawn"
-        players = ", ".join(u.userid for u in boards.seat_users(b))
-        lines.append(f"  {b.number:>5}  {b.ply + 1 if b.status == 'active' else b.ply:>4}  {status:<22} {players}")
-    return "\n".join(lines)
 
 
 @general
@@ -230,7 +203,7 @@ class List(Command):
                 select(Board).where(*active).order_by(Board.number)
                 .offset((page - 1) * limits.ROWS_PER_REPLY).limit(limits.ROWS_PER_REPLY)
             ).all()
-            table = boards_table(list(rows), f"{game.title} ({game.name})")
+            table = boards.boards_table(list(rows), f"{game.title} ({game.name})")
             note = limits.more_note(total, page, limits.ROWS_PER_REPLY, f"list {game.name}")
             parts.append(table + ("\n" + note if note else ""))
         return Result("\n\n".join(parts), subject="pbmserv list")

@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
-from games import Game, GameError, Outcome
-from server import accounts, boards, consent, limits
+from games import Game
+from server.accounts import accounts, consent
+from server.boards import boards, lifecycle
 from server.commands import policy
 from server.commands.base import CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb
 from server.commands.resolve import AmbiguousOption, expand_options
-from server.model import Board, Move, Seat, User, utcnow
-from server.pictures import wanted_by
-from server.replies import Mail, board_root
+from server.mail import limits
+from server.mail.replies import board_root
+from server.pictures.cache import wanted_by
+from server.store import queries
+from server.store.model import Board, Seat, User
 
 _MOVENO = re.compile(r"^(?P<move>.*?)#(?P<n>\d+)$")
 #: Move words the server handles itself; everything else goes to the plugin.
@@ -197,7 +199,7 @@ def challenger_name(ctx: Context, first: User | None = None) -> tuple[str, bool]
     """
     if ctx.request.admin:
         return "The admin", True
-    owner = accounts.owner_of(ctx.session, ctx.request.sender)
+    owner = queries.owner_of(ctx.session, ctx.request.sender)
     if owner is None:
         return ctx.request.sender, False
     return owner.userid, first is not None and owner.id == first.id
@@ -209,7 +211,7 @@ def check_policies(ctx: Context, game: Game, users: list[User]) -> None:
     Every seat, the sender's own included: a From can be forged (issue 20).
     Only the unconsented-boards check spares the seat whose own address sent it.
     """
-    owner = None if ctx.request.admin else accounts.owner_of(ctx.session, ctx.request.sender)
+    owner = None if ctx.request.admin else queries.owner_of(ctx.session, ctx.request.sender)
     for user in users:
         reason = policy.refusal(ctx, user, game)
         if reason:
@@ -270,18 +272,6 @@ def check_turn(board: Board, game: Game, seat: int) -> None:
         )
 
 
-@dataclass
-class QueueNotes:
-    """What happened to queued moves and resignations: for everyone, and for one seat only.
-
-    A queued move that is not played is its owner's business: the others
-    never learn what it was.
-    """
-
-    public: str = ""
-    private: dict[int, str] = field(default_factory=dict)
-
-
 def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, comment_by: str, seat: int | None,
            private: dict[int, str] | None = None) -> Result:
     """Mails for everyone after a change, and the mover's own copy as the result."""
@@ -306,139 +296,13 @@ def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, co
     )
 
 
-def play_move(ctx: Context, board: Board, game: Game, seat: int, move: str) -> tuple[Any, QueueNotes, str]:
-    """Play ``move`` for ``seat`` and store it, then what the next players queued.
-
-    Also returns the move as stored (its canonical spelling), for the headline.
-    """
-    state, text = store_move(ctx, board, game, game.load(board.state), seat, move)
-    state, notes = apply_queued(ctx, board, game, state)
-    return state, notes, text
-
-
-def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, move: str) -> tuple[Any, str]:
-    """Play one move on the stored board (IllegalMove changes nothing).
-
-    Returns the new state and the move as stored (in the game's spelling).
-    """
-    new_state = game.play(state, seat, move)
-    move = boards.canonical_move(game, state, seat, move, new_state)
-    boards.record_move(ctx.session, board, seat, move)
-    pending = dict(board.pending or {})
-    pending.pop("vote", None)  # a normal move cancels a pending proposal
-    board.vote_since = None
-    pending.pop("submit", None)  # a submitted move was for the position before this one
-    queued = {k: v for k, v in pending.get("queue", {}).items() if k != str(seat)}
-    if queued:
-        pending["queue"] = queued
-    else:
-        pending.pop("queue", None)
-    board.pending = pending
-    boards.apply_state(board, game, new_state)
-    return new_state, move
-
-
-def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[Any, QueueNotes]:
-    """Resignations and moves queued for whoever is to move now, in turn order.
-
-    A queued move is played if it is still legal (and, when it was queued
-    with #N, if the board is at move #N); otherwise it is dropped and a note
-    in its owner's board mail alone says so.
-    """
-    notes = []
-    private: dict[int, str] = {}
-    while board.status == "active" and board.to_move is not None:
-        seat = board.to_move
-        user = boards.seat_users(board)[seat]
-        pending = dict(board.pending or {})
-        if seat in pending.get("resign", []):
-            state = resign_state(ctx, board, game, state, seat, f"{user.userid} resigned")
-            notes.append(f"{user.userid}'s resignation takes effect.")
-            continue
-        queued = pending.get("queue", {}).get(str(seat))
-        if queued is None:
-            break
-        rest = {k: v for k, v in pending["queue"].items() if k != str(seat)}
-        if rest:
-            pending["queue"] = rest
-        else:
-            pending.pop("queue")
-        board.pending = pending
-        move, moveno = queued["move"], queued.get("n")
-        if moveno is not None and moveno != board.ply + 1:
-            private[seat] = (f"Your queued move {move} was for move #{moveno}, but the board is at "
-                             f"move #{board.ply + 1}: it is not played, and it is your move.")
-            break
-        try:
-            state, move = store_move(ctx, board, game, state, seat, move)
-        except GameError as exc:
-            private[seat] = f"Your queued move {move} is not legal now ({exc}): it is not played, and it is your move."
-            break
-        notes.append(f"{user.userid}'s queued move {move} is played.")
-    return state, QueueNotes(" ".join(notes), private)
-
-
-def resign_state(ctx: Context, board: Board, game: Game, state: Any, seat: int, reason: str) -> Any:
-    pending = dict(board.pending or {})
-    pending["resign"] = [s for s in pending.get("resign", []) if s != seat]
-    board.pending = pending
-    new_state = game.resign(state, seat)
-    if new_state is None:
-        others = tuple(i for i in range(len(board.seats)) if i != seat)
-        boards.finish(board, Outcome(winners=others, losers=(seat,), reason=reason))
-        return state
-    boards.record_move(ctx.session, board, seat, "resign")
-    boards.apply_state(board, game, new_state)
-    return new_state
-
-
-def has_moved(ctx: Context, board: Board, seat: int) -> bool:
-    return bool(ctx.session.scalar(select(func.count()).select_from(Move).where(Move.board_id == board.id, Move.seat == seat)))
-
-
-def resign_now(
-    ctx: Context, board: Board, game: Game, seat: int, user: User, reason: str, verb: str = "resigned"
-) -> list[Mail]:
-    """Resign at once (signoff, on one's turn, a forfeit); a seat that never moved removes the board.
-
-    ``verb`` words the headline ("resigned", "signed off", "forfeits ...").
-    """
-    state = game.load(board.state)
-    # A resignation, a declined challenge or a signoff may say why: the
-    # comment reaches everyone, as it does with a move.
-    comment = {"comment_by": user.userid, "comment": ctx.request.comment}
-    if not has_moved(ctx, board, seat):
-        board.status = "removed"
-        board.to_move = None
-        board.finished_at = utcnow()
-        board.pending = {}
-        headline = f"{user.userid} {verb} before making a move: {game.title} Board {board.number} is removed."
-        return boards.announce(ctx, board, game, state, headline, **comment)
-    state = resign_state(ctx, board, game, state, seat, reason)
-    state, notes = apply_queued(ctx, board, game, state)
-    headline = f"{user.userid} {verb}. {notes.public}".strip()
-    return boards.announce(ctx, board, game, state, headline, private=notes.private, **comment)
-
-
 def resign(ctx: Context, board: Board, game: Game, seat: int, user: User) -> Result:
-    queued = (board.pending or {}).get("resign", [])
-    if board.to_move == seat or not has_moved(ctx, board, seat):
-        mails = resign_now(ctx, board, game, seat, user, reason=f"{user.userid} resigned")
-        text = mails[0].body if mails else f"{user.userid} resigned."
-        return Result(text, subject=boards.board_subject(board, game), mails=mails,
-                      references=[board_root(ctx.settings, game.name, board.number)])
-    pending = dict(board.pending or {})
-    if seat in queued:
-        pending["resign"] = [s for s in queued if s != seat]
-        text = f"Your resignation on {game.title} Board {board.number} is withdrawn."
-    else:
-        pending["resign"] = [*queued, seat]
-        text = (
-            f"Your resignation on {game.title} Board {board.number} is recorded: it takes effect "
-            "at your next turn. Send it again to withdraw it."
-        )
-    board.pending = pending
-    return Result(text, subject=f"{game.title} Board {board.number} resign")
+    """``move ... resign``: at once on one's turn, else recorded (or withdrawn) for one's next turn."""
+    done = lifecycle.resign(ctx, board, game, seat, user)
+    if not done.now:
+        return Result(done.text, subject=f"{game.title} Board {board.number} resign")
+    return Result(done.text, subject=boards.board_subject(board, game), mails=done.mails,
+                  references=[board_root(ctx.settings, game.name, board.number)])
 
 
 #: Words a board mail's subject has after "Board N" instead of a userid.
@@ -486,11 +350,10 @@ class MoveCommand(BoardCommand):
         if word == "resign":
             return resign(ctx, board, game, seat, user)
         if word in ("propose", "undo", "accept", "reject"):
-            from server.commands.votes import vote
-
-            return vote(ctx, board, game, seat, user, word)
+            state, headline = lifecycle.vote(ctx, board, game, seat, user, word)
+            return played(ctx, board, game, state, headline, user.userid, seat)
         check_turn(board, game, seat)
-        state, notes, move = play_move(ctx, board, game, seat, move)
+        state, notes, move = lifecycle.play_move(ctx, board, game, seat, move)
         headline = f"{user.userid} played {move}. {notes.public}".strip()
         return played(ctx, board, game, state, headline, user.userid, seat, notes.private)
 
@@ -601,8 +464,6 @@ class Games(GameCommand):
     description = f"A table of boards: number, move, players, status ({limits.ROWS_PER_REPLY} a page)."
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
-        from server.commands.general import boards_table
-
         args, page = limits.page_arg(args, f"{game.name} games [USERID ...] [all|active|inactive|next] [page N]")
         which = "active"
         names = []
@@ -627,6 +488,6 @@ class Games(GameCommand):
         title = f"{game.title} boards ({which}{': ' + ', '.join(u.userid for u in users) if users else ''})"
         size = limits.ROWS_PER_REPLY
         note = limits.more_note(len(rows), page, size, " ".join([game.name, "games", *args]))
-        table = boards_table(rows[limits.page_slice(len(rows), page, size)], title)
+        table = boards.boards_table(rows[limits.page_slice(len(rows), page, size)], title)
         return Result(table + ("\n" + note if note else ""), subject=f"{game.title} games")
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 from sqlalchemy import func, select, update
 
 from games import Game
-from server import accounts, consent
+from server.accounts import accounts, consent
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GameCommand, game_verb, general
-from server.model import Board, GamePolicy, Seat, User
-from server.wrapping import wrap
+from server.mail.wrapping import wrap
+from server.store.model import Board, GamePolicy, Seat, User
 
 MAX_LIMIT = 1000
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from games import Game, GameError
-from server import boards, pictures
+from server.boards import boards
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.play import game_options
 from server.commands.registry import GAME_VERBS, GameCommand, game_verb, general
-from server.replies import board_root
-from server.wrapping import wrap_indented
+from server.mail.replies import board_root
+from server.mail.wrapping import wrap_indented
+from server.pictures import cache as pictures
 
 
 def split_moves(words: list[str]) -> list[str]:

@@ -1,7 +1,7 @@
 """``GAME queue``: a move stored now and played when its owner's turn comes.
 
 One queued move per player and board, kept in ``Board.pending["queue"]``
-(keyed by seat).  ``play.apply_queued`` plays it as soon as that seat is to
+(keyed by seat).  ``server.boards.lifecycle.apply_queued`` plays it as soon as that seat is to
 move, if it is still legal then; if not, it is dropped and the board mail
 says so.  Queued moves are private: nobody else is told of one until it is
 played.
@@ -19,7 +19,7 @@ from server.commands.play import (
     split_moveno,
 )
 from server.commands.registry import game_verb
-from server.wrapping import wrap
+from server.mail.wrapping import wrap
 
 
 @game_verb

@@ -1,6 +1,6 @@
 """``GAME history`` and ``GAME standings``: what is over, and who stands where.
 
-The arithmetic of the ratings is in ``server.ratings``; this only shows it.
+The arithmetic of the ratings is in ``server.boards.ratings``; this only shows it.
 """
 
 from __future__ import annotations
@@ -8,15 +8,16 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from games import Game
-from server import accounts, boards, ratings
+from server.accounts import accounts
+from server.boards import boards, ratings
 from server.commands import policy
 from server.commands.base import CommandError, Context, Result
 from server.commands.registry import GameCommand, game_verb
 from server.commands.seeks import open_seeks, seeking
-from server.model import Board, Rating, Seat, User
+from server.store.model import Board, Rating, Seat, User
 
 HISTORY_ROWS = 100
-#: The standings' footnote: server.ratings in three lines, so players can check their numbers.
+#: The standings' footnote: server.boards.ratings in three lines, so players can check their numbers.
 FORMULA = [
     f"P: provisional (under {ratings.PROVISIONAL_GAMES} rated games): new = (R*g + perf)/(g+1) + "
     f"({ratings.PULL_TO:.0f}-R)/{ratings.PULL:.0f},",

@@ -30,15 +30,16 @@ from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
 from games import Game, GameError
-from server import accounts, boards
+from server.accounts import accounts
+from server.boards import boards
+from server.boards.ratings import START, is_provisional
 from server.commands import policy
 from server.commands.base import CommandError, Context, Result
 from server.commands.play import game_options, join_quoted, written_out
 from server.commands.registry import GameCommand, game_verb
-from server.model import Seek, User
-from server.ratings import START, is_provisional
-from server.replies import board_root
-from server.wrapping import wrap
+from server.mail.replies import board_root
+from server.mail.wrapping import wrap
+from server.store.model import Seek, User
 
 
 def lock_game(session: Session, game: Game) -> None:
@@ -63,7 +64,7 @@ def shown(tokens: list[str]) -> str:
 
 
 def rating_of(session: Session, game: Game, user: User) -> str:
-    from server.model import Rating
+    from server.store.model import Rating
 
     row = session.scalars(select(Rating).where(Rating.game == game.name, Rating.user_id == user.id)).first()
     if row is None:

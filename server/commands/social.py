@@ -11,14 +11,15 @@ from __future__ import annotations
 from sqlalchemy import delete, select
 
 from games import Game
-from server import accounts, boards
+from server.accounts import accounts
+from server.boards import boards
+from server.boards.watchers import board_watchers
 from server.commands.base import Command, CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb, general
-from server.model import Board, GameFollow, Subscription, User
-from server.quota import spend_recipients
-from server.replies import Mail, board_root
-from server.watchers import board_watchers
-from server.wrapping import wrap
+from server.mail.quota import spend_recipients
+from server.mail.replies import Mail, board_root
+from server.mail.wrapping import wrap
+from server.store.model import Board, GameFollow, Subscription, User
 
 #: Most recipients one ``message`` may name.
 MAX_RECIPIENTS = 20

@@ -3,7 +3,7 @@
 Board mails are titled ``[New ]TITLE Board N USER`` (``Warp and Weft Board
 102 alice``).  pbmserv players have always answered by editing that subject
 to ``Re: Warp and Weft Board 102 alice PASSWORD G1#3``; the reply prefixes
-are gone by the time a line gets here (server.parse.clean_subject).  The
+are gone by the time a line gets here (server.mail.parse.clean_subject).  The
 game's title may be several words, so it is mapped to the game's command
 word here, for every installed game (a new plugin's title works too), and
 ``Board`` is the ``move`` alias it has always been.

@@ -11,21 +11,20 @@ so a confirm never plays a move into a position it was not checked against.
 from __future__ import annotations
 
 from games import Game, GameError
-from server import boards
+from server.boards import boards, lifecycle
 from server.commands.base import CommandError, Context, Result
 from server.commands.play import (
     SERVER_WORDS,
     BoardCommand,
     check_moveno,
     check_turn,
-    play_move,
     played,
     require_active,
     split_moveno,
 )
 from server.commands.preview import outcome_line
 from server.commands.registry import game_verb
-from server.replies import board_root
+from server.mail.replies import board_root
 
 
 @game_verb
@@ -83,6 +82,6 @@ class Confirm(BoardCommand):
                                f"{board.number}: submit one first", board=board, title=game.title)
         check_turn(board, game, seat)
         move = submitted["move"]
-        state, notes, move = play_move(ctx, board, game, seat, move)
+        state, notes, move = lifecycle.play_move(ctx, board, game, seat, move)
         headline = f"{user.userid} played {move}. {notes.public}".strip()
         return played(ctx, board, game, state, headline, user.userid, seat, notes.private)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from server.database import Database
+from server.store.database import Database
 from tests.abuse.harness import Pbmserv
 from tests.mailtools import Sink, free_port
 
@@ -61,8 +61,8 @@ def start(tmp_path: Path, sink: Sink, template_db: Path) -> Iterator[Callable[..
 def make_accounts(db: Database, names: list[str], addresses: Callable[[str], list[str]] | None = None,
                   password: str = "secret1") -> None:
     """Accounts with one shared password hash (argon2 once, not once per account)."""
-    from server.model import Address, User
-    from server.passwords import hash_password
+    from server.accounts.passwords import hash_password
+    from server.store.model import Address, User
 
     hashed = hash_password(password)
 
@@ -78,8 +78,8 @@ def make_accounts(db: Database, names: list[str], addresses: Callable[[str], lis
 
 def make_boards(db: Database, pairs: list[tuple[str, str]]) -> None:
     """Tic-tac-toe boards between each pair, as a challenge makes them (no mail queued)."""
-    from server import boards
-    from server.model import User
+    from server.boards import boards
+    from server.store.model import User
     from tests.tictactoe import GAME
 
     def work(session) -> None:  # type: ignore[no-untyped-def]

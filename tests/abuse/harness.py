@@ -27,8 +27,8 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from server.database import Database
-from server.model import Inbound, Outbox
+from server.store.database import Database
+from server.store.model import Inbound, Outbox
 from tests.reliability.serverproc import ServerProcess, env
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +54,7 @@ def record(test: str, **figures: Any) -> None:
 
 def known_flags(flags: tuple[str, ...]) -> list[str]:
     """The ``--name value`` pairs this checkout's CLI knows (so the same attack runs on an older tree)."""
-    from server.cli import main
+    from server.processes.cli import main
 
     known = {opt for param in main.params for opt in param.opts}
     out: list[str] = []

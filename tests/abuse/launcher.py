@@ -12,7 +12,7 @@ import os
 import signal
 
 import games
-from server.cli import main
+from server.processes.cli import main
 from tests.tictactoe import GAME, TicTacToe
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from server.model import Board, Seat, User
+from server.store.model import Board, Seat, User
 from tests.abuse.conftest import make_accounts, make_boards
 from tests.abuse.harness import ADDRESS, inbound_rows, mail, record, send, settle, size, wire
 from tests.mailtools import Sink

@@ -9,7 +9,7 @@ from __future__ import annotations
 from aiosmtpd.controller import Controller
 from sqlalchemy import select
 
-from server.model import Outbox
+from server.store.model import Outbox
 from tests.abuse.conftest import make_accounts
 from tests.abuse.harness import inbound_rows, mail, record, send, settle, size, wait_for
 from tests.mailtools import Sink, SinkHandler, free_port
@@ -57,7 +57,7 @@ def test_2_signup_message_and_challenge_cannot_relay_spam(start, sink: Sink) -> 
         send(server.port, mail(ATTACKER, "message spam0 pw0pw " + names, body), ATTACKER)
     settle(db, timeout=120)
     with db.transaction() as s:
-        from server.model import Inbound
+        from server.store.model import Inbound
 
         rows = s.scalars(select(Inbound).order_by(Inbound.id.desc()).limit(rounds)).all()
         results = [r for row in rows for r in row.results]
@@ -89,7 +89,7 @@ def test_2_an_address_gets_nothing_but_one_confirmation_until_it_confirms(start,
     assert send(server.port, reply, "v1@victims.test", to=reply_to)[0] == 250
     settle(db)
     with db.transaction() as s:
-        from server.model import Inbound
+        from server.store.model import Inbound
 
         confirming = s.scalars(select(Inbound).order_by(Inbound.id.desc())).first()
         # Carrying a genuine token, the reply was served with the known senders (fair queue).
@@ -144,7 +144,7 @@ def test_3_addresses_are_checked_on_the_way_in(start, sink: Sink) -> None:
     settle(db)
     rows = inbound_rows(db)
     with db.transaction() as s:
-        from server.model import Address
+        from server.store.model import Address
 
         stored = [a.address for a in s.scalars(select(Address))]
     record("3_addresses_in", stored=stored)

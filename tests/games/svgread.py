@@ -10,7 +10,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from server.draw_svg import to_svg
+from server.pictures.draw_svg import to_svg
 
 NS = "{http://www.w3.org/2000/svg}"
 

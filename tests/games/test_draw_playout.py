@@ -12,7 +12,7 @@ import random
 import pytest
 
 import games
-from server.draw_svg import to_svg
+from server.pictures.draw_svg import to_svg
 
 GAMES = [g for g in games.available() if g.name != "tictactoe"]
 PLIES = 40

@@ -17,10 +17,10 @@ from email.policy import compat32
 from sqlalchemy import func, select
 
 import games
-from server import boards
-from server.database import Database
-from server.dedupe import message_id_of
-from server.model import Board, Inbound, Move, Outbox
+from server.boards import boards
+from server.mail.dedupe import message_id_of
+from server.store.database import Database
+from server.store.model import Board, Inbound, Move, Outbox
 from tests.mailtools import Sink
 
 _HEADERS = BytesHeaderParser(policy=compat32)

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from server.cli import App, admin_command
-from server.config import Settings
-from server.database import Database
+from server.core.config import Settings
+from server.processes.cli import App, admin_command
+from server.store.database import Database
 from tests.mailtools import Sink
 from tests.reliability.serverproc import ADDRESS, ServerProcess
 
@@ -35,7 +35,7 @@ def password_of(userid: str) -> str:
 
 
 def make_players(db: Database, count: int, prefix: str = "p") -> list[str]:
-    from server import accounts  # after server.cli: importing accounts first is circular
+    from server.accounts import accounts  # after server.cli: importing accounts first is circular
 
     names = [f"{prefix}{i}" for i in range(count)]
 

@@ -8,7 +8,7 @@ the tic-tac-toe game of the test suite, which is not an installed plugin.
 from __future__ import annotations
 
 import games
-from server.cli import main
+from server.processes.cli import main
 from tests.tictactoe import GAME
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from email.parser import BytesParser
 
 from sqlalchemy import inspect, select, text
 
-from server.database import Database
+from server.store.database import Database
 from tests.mailtools import Received
 
 
@@ -61,7 +61,7 @@ def leaks(passwords: list[str], sources: dict[str, str]) -> list[tuple[str, str,
 
 
 def argon2_hashes(db: Database) -> list[str]:
-    from server.model import User
+    from server.store.model import User
 
     with db.transaction() as s:
         return list(s.scalars(select(User.password_hash)))
@@ -69,7 +69,7 @@ def argon2_hashes(db: Database) -> list[str]:
 
 def reply_tokens(messages: list[Received]) -> dict[str, set[str]]:
     """Every reply token the relay carried (lower-cased), and the recipients it was mailed to."""
-    from server.config import split_tag
+    from server.core.config import split_tag
 
     found: dict[str, set[str]] = {}
     for m in messages:

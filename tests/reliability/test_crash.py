@@ -25,8 +25,8 @@ from email.policy import SMTP as SMTP_POLICY
 import pytest
 from sqlalchemy import select
 
-from server.database import Database
-from server.model import Board, Move
+from server.store.database import Database
+from server.store.model import Board, Move
 from tests.mailtools import Sink, free_port
 from tests.reliability.audit import (
     audit_boards,

@@ -20,7 +20,7 @@ import uuid
 import pytest
 from sqlalchemy import create_engine, text
 
-from server.database import Database
+from server.store.database import Database
 from tests.mailtools import Sink, free_port
 from tests.reliability.audit import audit_boards, audit_inbound, audit_replies, wait_settled
 from tests.reliability.clients import Job, Report, deliver

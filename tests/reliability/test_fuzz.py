@@ -1,8 +1,8 @@
 """Bad input at scale: CPython's e-mail test corpus and hypothesis-made mail through the whole path.
 
-Fast path: every message goes through ``server.parse.parse_message``, and
+Fast path: every message goes through ``server.mail.parse.parse_message``, and
 one in ``PBMSERV_FUZZ_WORKER_EVERY`` (default 8; 1 = all) also through
-``server.inbound.store`` and a real ``Worker`` on a real SQLite file, as the
+``server.mail.inbound.store`` and a real ``Worker`` on a real SQLite file, as the
 listener's mail does (the corpus and the edge cases: all of them).  The bar for
 each: no unhandled exception (the worker never records a failed try, nothing
 is set aside), an answer that is a clean SMTP code or one clear reply, and no
@@ -31,12 +31,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
 
-from server.config import Settings
-from server.database import Database
-from server.inbound import store
-from server.model import Address, Board, Inbound, Move, Outbox, Subscription, User
-from server.parse import MAX_LINE, parse_message
-from server.worker import Worker
+from server.core.config import Settings
+from server.mail.inbound import store
+from server.mail.parse import MAX_LINE, parse_message
+from server.processes.worker import Worker
+from server.store.database import Database
+from server.store.model import Address, Board, Inbound, Move, Outbox, Subscription, User
 from tests.mailtools import Sink
 from tests.reliability.audit import header
 from tests.reliability.conftest import make_boards, make_players, password_of

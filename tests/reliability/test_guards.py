@@ -17,8 +17,8 @@ from email.policy import SMTP as SMTP_POLICY
 import pytest
 from sqlalchemy import select
 
-from server.model import Inbound, Outbox
-from server.serve import Server
+from server.processes.serve import Server
+from server.store.model import Inbound, Outbox
 from tests.mailtools import Sink, make_mail, send
 from tests.server.conftest import ADDRESS, Running, start_server
 

@@ -23,9 +23,9 @@ from collections import Counter
 import pytest
 from sqlalchemy import select
 
-from server.database import Database
-from server.dedupe import message_id_of
-from server.model import Board, Inbound, Outbox
+from server.mail.dedupe import message_id_of
+from server.store.database import Database
+from server.store.model import Board, Inbound, Outbox
 from tests.mailtools import Sink, free_port
 from tests.reliability.audit import audit_boards, audit_inbound, audit_replies, header, wait_settled
 from tests.reliability.clients import Job, Report, run_jobs

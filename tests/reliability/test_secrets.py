@@ -17,8 +17,8 @@ from email.policy import SMTP as SMTP_POLICY
 
 from sqlalchemy import select
 
-from server.database import Database
-from server.model import Inbound
+from server.store.database import Database
+from server.store.model import Inbound
 from tests.mailtools import Sink, free_port
 from tests.reliability.audit import wait_settled
 from tests.reliability.secrets_scan import (

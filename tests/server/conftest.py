@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import func, select
 
-from server.config import Settings
-from server.database import Database
-from server.model import Inbound, Outbox
-from server.serve import Server
+from server.core.config import Settings
+from server.processes.serve import Server
+from server.store.database import Database
+from server.store.model import Inbound, Outbox
 from tests.mailtools import Received, Sink, free_port, make_mail, send
 
 ADDRESS = "pbmserv@games.test"

@@ -1,0 +1,107 @@
+"""Address confirmation: an address receives nothing but one confirmation mail until it says yes.
+
+``signup`` and ``change address`` accepted any third-party addresses (85 an
+account; one ``message`` then reached 1,712 strangers).  Now an account has
+at most MAX_ADDRESSES, and an address other than the one the command came
+from starts unconfirmed: it is sent one mail (at most one a day, however
+many accounts name it) whose Reply-To is ``pbmserv+TOKEN@domain``; a reply
+to it confirms the address.  Until then nothing else is sent to it
+(``accounts.addresses_of`` leaves it out) and it does not make its sender
+"known".  The token is the shared one of server/mail/tokens.py, purpose
+"confirm", bound to the address and its account: an address removed or
+re-added makes old confirmation mails void.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from server.accounts.throttle import SENDER_KEY
+from server.core.config import Settings
+from server.mail import tokens
+from server.mail.quota import once_a_day
+from server.mail.replies import Mail
+from server.store.model import Address, User
+from server.store.resources import render_template
+
+#: Addresses one account may have.
+MAX_ADDRESSES = 3
+
+
+def binding(address: Address) -> str:
+    return f"{address.user_id}:{address.address.lower()}"
+
+
+def proven_sender(session: Session, reply_to: str) -> str | None:
+    """The address a command provably came from: From and reply address agree (None: admin tool)."""
+    from_address = session.info.get(SENDER_KEY)
+    if from_address is None:
+        return None
+    return reply_to.lower() if from_address.lower() == reply_to.lower() else ""
+
+
+def set_addresses(session: Session, settings: Settings, user: User, addresses: list[str], reply_to: str,
+                  now: datetime) -> list[Mail]:
+    """Give ``user`` these addresses; the confirmation mails for the new, unproven ones."""
+    if len(addresses) > MAX_ADDRESSES:
+        from server.core.errors import CommandError
+
+        raise CommandError(f"An account has at most {MAX_ADDRESSES} addresses; you gave {len(addresses)}")
+    proven = proven_sender(session, reply_to)
+    old = {a.address.lower(): a for a in user.addresses}
+    rows = []
+    for address in addresses:
+        row = old.get(address.lower())
+        if row is None:
+            row = Address(address=address, confirmed=proven is None or address.lower() == proven)
+        rows.append(row)
+    user.addresses = rows
+    session.flush()
+    mails = []
+    for row in rows:
+        if not row.confirmed and once_a_day(session, "confirm:" + row.address.lower(), now):
+            token = tokens.issue(session, "confirm", (row.id,), binding(row))
+            mails.append(Mail(
+                to=[row.address], subject=f"pbmserv: confirm mail for {user.userid}?",
+                body=render_template("confirm.txt", userid=user.userid, address=row.address),
+                reply_to=tokens.plus_address(settings.address, token, settings.recipient_delimiter),
+                users=[user.userid]))
+    return mails
+
+
+def confirm(session: Session, token: str) -> Address | None:
+    """Confirm the address a "confirm" token names; None if the token is not good."""
+
+    def binding_of(fields: tuple[int, ...]) -> str | None:
+        row = session.get(Address, fields[0]) if len(fields) == 1 else None
+        return binding(row) if row is not None else None
+
+    try:
+        (address_id,) = tokens.verify(session, token, "confirm", binding_of)
+    except (tokens.TokenError, ValueError):
+        return None
+    row = session.get(Address, address_id, with_for_update=True)
+    if row is not None:
+        row.confirmed = True
+    return row
+
+
+def tagged(settings: Settings, rcpt_to: list[str]) -> bool:
+    """Whether any recipient is a plus-tagged form of our address (no database needed)."""
+    return any(tokens.token_of(str(r), settings.addresses, settings.recipient_delimiter) for r in rcpt_to)
+
+
+def handle(session: Session, settings: Settings, rcpt_to: list[str]) -> Mail | None:
+    """A reply to a confirmation mail: confirm its address and say so; None if it is not one."""
+    for rcpt in rcpt_to:
+        tag = tokens.token_of(str(rcpt), settings.addresses, settings.recipient_delimiter)
+        if tag is None:
+            continue
+        row = confirm(session, tag)
+        if row is not None:
+            return Mail(to=[row.address], subject=f"pbmserv: {row.address} confirmed",
+                        body=f"Confirmed: the mail of {row.user.userid} now comes to {row.address}.\n",
+                        users=[row.user.userid])
+    return None

@@ -1,0 +1,442 @@
+"""Boards: the server's side of a game (seats, stored state, moves, board mail).
+
+The rules live in the plugin; this module keeps what the server owns around
+them: who sits where, the stored state and move list, whose turn it has been
+since when, and the mail every player gets after each change.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, object_session
+
+import games
+from games import Game, Outcome
+from server.accounts.accounts import addresses_of
+from server.accounts.reply_address import invite
+from server.boards import board_notes
+from server.boards.ratings import rate_board
+from server.boards.watchers import board_watchers
+from server.core.config import Settings
+from server.core.errors import CommandError
+from server.mail.replies import Mail, board_root
+from server.mail.wrapping import WIDTH, wrap
+from server.pictures.cache import Picture
+from server.pictures.cache import make as make_picture
+from server.store.model import Board, Move, Seat, User, utcnow
+
+if TYPE_CHECKING:
+    from server.commands.base import Context
+
+FIRST_BOARD = 101
+RECENT_MOVES = 8
+_BOARD_REF = re.compile(r"^(\d{1,9})(?:#(\d{1,6}))?$")
+
+
+def plugin_for(name: str) -> Game:
+    try:
+        return games.load_game(name)
+    except games.UnknownGame:
+        known = ", ".join(g.name for g in games.available())
+        raise CommandError(f"Unknown game {name!r}; the games here are: {known}") from None
+
+
+def parse_board_ref(text: str) -> tuple[int, int | None]:
+    """``101`` or ``101#5`` (the board as it stood after 5 moves)."""
+    m = _BOARD_REF.match(text)
+    if not m:
+        raise CommandError(f"{text!r} is not a board number (e.g. 101, or 101#5 for after move 5)")
+    return int(m.group(1)), int(m.group(2)) if m.group(2) else None
+
+
+def find_board(session: Session, game: Game, number: int, lock: bool = False) -> Board:
+    """The board; with ``lock`` its row is locked until the transaction ends."""
+    query = select(Board).where(Board.game == game.name, Board.number == number)
+    if lock:
+        query = query.with_for_update()
+    board = session.scalars(query).one_or_none()
+    if board is None:
+        raise CommandError(f"There is no {game.title} Board {number}", title=game.title)
+    return board
+
+
+def seat_users(board: Board) -> list[User]:
+    return [s.user for s in board.seats]
+
+
+def seat_of(board: Board, user: User) -> int | None:
+    for s in board.seats:
+        if s.user_id == user.id:
+            return s.seat
+    return None
+
+
+def user_to_move(board: Board) -> User | None:
+    return None if board.to_move is None else seat_users(board)[board.to_move]
+
+
+def next_board_number(session: Session, game: Game) -> int:
+    top = session.scalar(select(func.max(Board.number)).where(Board.game == game.name))
+    return FIRST_BOARD if top is None else top + 1
+
+
+def create_board(
+    session: Session,
+    game: Game,
+    users: list[User],
+    options: dict[str, Any],
+    nagtime: float,
+    forfeittime: float,
+    rated: bool = True,
+) -> tuple[Board, Any]:
+    state = game.start(options, len(users))
+    board = Board(
+        game=game.name,
+        number=next_board_number(session, game),
+        options=options,
+        state=game.dump(state),
+        ply=0,
+        to_move=game.to_move(state),
+        status="active",
+        pending={},
+        nagtime=nagtime,
+        forfeittime=forfeittime,
+        rated=rated,
+    )
+    board.seats = [Seat(seat=i, user_id=u.id) for i, u in enumerate(users)]
+    session.add(board)
+    session.flush()
+    return board, state
+
+
+def moves_of(session: Session, board: Board) -> list[Move]:
+    return list(session.scalars(select(Move).where(Move.board_id == board.id).order_by(Move.ply)))
+
+
+def replay(game: Game, board: Board, moves: list[Move], upto: int | None = None) -> Any:
+    """The state after ``upto`` moves, rebuilt from the stored move list."""
+    state = game.start(board.options, len(board.seats))
+    for mv in moves[: len(moves) if upto is None else upto]:
+        if mv.move == "resign":  # only stored where the game plays on (see resign_state)
+            state = game.resign(state, mv.seat)
+        else:
+            state = game.play(state, mv.seat, mv.move)
+    return state
+
+
+def apply_state(board: Board, game: Game, state: Any) -> Outcome | None:
+    """Store ``state`` on the board and finish it if the game is over."""
+    board.state = game.dump(state)
+    previous = board.to_move
+    board.to_move = game.to_move(state)
+    if board.to_move != previous:
+        board.turn_since = utcnow()
+        board.reminders_sent = 0
+    outcome = game.outcome(state)
+    if outcome is not None:
+        finish(board, outcome)
+    return outcome
+
+
+def finish(board: Board, outcome: Outcome) -> None:
+    """End the game: the single place a board finishes, so ratings follow it here.
+
+    The ratings change in the caller's transaction (the board's own session),
+    so the end of a game and its rating are stored together or not at all.
+    """
+    board.status = "finished"
+    board.to_move = None
+    board.finished_at = utcnow()
+    board.outcome = {
+        "winners": list(outcome.winners),
+        "losers": list(outcome.losers),
+        "reason": outcome.reason,
+        "grade": outcome.grade,
+    }
+    pending = dict(board.pending or {})
+    for key in ("resign", "vote", "queue", "submit"):
+        pending.pop(key, None)
+    board.pending = pending
+    board.vote_since = None
+    session = object_session(board)
+    if session is None:
+        raise RuntimeError(f"board {board.game} {board.number} finished outside a session: it cannot be rated")
+    rated = rate_board(session, board)
+    if rated:
+        board.outcome = {**board.outcome, "ratings": [[c.seat, round(c.before, 1), round(c.after, 1)] for c in rated]}
+
+
+def record_move(session: Session, board: Board, seat: int, move: str) -> None:
+    board.ply += 1
+    session.add(Move(board_id=board.id, ply=board.ply, seat=seat, move=move))
+
+
+def _squash(move: str) -> str:
+    return "".join(move.split()).lower()
+
+
+def canonical_move(game: Game, state: Any, seat: int, move: str, played: Any) -> str:
+    """``move`` as the game spells it (legal_moves' notation), not as typed.
+
+    ``da2-a3`` is stored as ``Da2-a3``: the move list, ``history`` and the
+    replay of a board show one spelling.  The legal move equal to it but
+    for case and spaces is taken; failing that (``Diamond a2-a3``, a letter
+    left out), the legal move that leads to the same position; failing
+    that (a plugin whose legal_moves omits some word), the text as typed.
+    """
+    try:
+        legal = game.legal_moves(state)
+        key = _squash(move)
+        same = [m for m in legal if _squash(m) == key]
+        if len(same) == 1:
+            return same[0]
+        target = game.dump(played)
+        for candidate in legal:
+            try:
+                if game.dump(game.play(state, seat, candidate)) == target:
+                    return candidate
+            except games.GameError:
+                continue
+    except Exception:  # a plugin's trouble here must not cost the move
+        return move
+    return move
+
+
+def player_label(board: Board, game: Game, state: Any, seat: int) -> str:
+    names = game.seat_names(state)
+    user = seat_users(board)[seat].userid
+    return f"{user} ({names[seat]})" if seat < len(names) else user
+
+
+def status_line(board: Board, game: Game, state: Any) -> str:
+    """Whose turn it is, or the result with its grade."""
+    if board.status == "removed":
+        return "This board was removed: a player resigned before making a move."
+    if board.outcome is not None:
+        out = board.outcome
+        if out["winners"]:
+            who = " and ".join(player_label(board, game, state, s) for s in out["winners"])
+            verb = "wins" if len(out["winners"]) == 1 else "win"
+            text = f"Game over: {who} {verb} ({out['reason']})."
+        else:
+            text = f"Game over: a draw ({out['reason']})."
+        if out.get("grade"):
+            text += f" Grade: {out['grade']}."
+        return text
+    assert board.to_move is not None
+    text = f"It is {player_label(board, game, state, board.to_move)}'s move (move #{board.ply + 1})."
+    pending = board.pending or {}
+    if pending.get("vote"):
+        vote = pending["vote"]
+        users = seat_users(board)
+        waiting = " and ".join(users[s].userid for s in owing_votes(board)) or "the others"
+        text += f"\n{vote['by']} proposes {vote['kind']}; waiting for {waiting} to accept or reject."
+    return text
+
+
+def owing_votes(board: Board) -> list[int]:
+    """Seats that still owe a vote on the pending draw or take-back offer (in seat order)."""
+    current = (board.pending or {}).get("vote")
+    if not current:
+        return []
+    voters = current.get("voters", [s.seat for s in board.seats])
+    return [s for s in voters if s not in current["accepted"]]
+
+
+def move_list(board: Board, moves: list[Move], whole: bool) -> str:
+    users = seat_users(board)
+    shown = moves if whole else moves[-RECENT_MOVES:]
+    if not shown:
+        return "No moves yet."
+    head = "Moves:" if whole or len(shown) == len(moves) else f"Last {len(shown)} of {len(moves)} moves:"
+    lines = [head] + [f"  {m.ply:>4}. {users[m.seat].userid:<16} {m.move}" for m in shown]
+    return "\n".join(lines)
+
+
+def board_text(
+    settings: Settings,
+    board: Board,
+    game: Game,
+    state: Any,
+    moves: list[Move],
+    headline: str,
+    viewer: int | None,
+    whole: bool,
+    comment_by: str | None = None,
+    comment: str = "",
+    note: str = "",
+) -> str:
+    """The body of a board mail, in commands.md's order.
+
+    ``note`` is for this viewer alone (e.g. that their queued move was not
+    legal); the small print below the board is server.boards.board_notes'.
+    """
+    parts = [wrap(headline.strip()), wrap(note.strip()), wrap(status_line(board, game, state)),
+             move_list(board, moves, whole)]
+    parts.append(render(board, game, state, viewer))
+    players = ", ".join(player_label(board, game, state, i) for i in range(len(board.seats)))
+    parts.append(f"Players: {players}")
+    away = [u.userid for u in seat_users(board) if u.vacation]
+    if away and board.status == "active":
+        parts.append(f"On vacation (no reminders, no forfeits): {', '.join(away)}")
+    parts.append(wrap(board_notes.follower_lines(board)))
+    parts.append(wrap(board_notes.timing_block(settings, board, moves, user_to_move(board), whole)))
+    parts.append(board_notes.rating_lines(board, seat_users(board)))
+    link = web_link(settings, board)
+    if link:
+        parts.append(f"On the web: {link}")
+    if comment.strip() and comment_by:
+        under = "\n".join(("  " + line).rstrip() for line in wrap(comment, WIDTH - 2).split("\n"))
+        parts.append(f"{comment_by} writes:\n" + under)
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def web_link(settings: Settings, board: Board, at: int | None = None) -> str | None:
+    """The board's read-only web page (``#N``: the position after N moves), when the server has one."""
+    if not settings.web_url:
+        return None
+    return f"{settings.web_url.rstrip('/')}/{board.game}/{board.number}" + (f"#{at}" if at is not None else "")
+
+
+def picture(settings: Settings, board: Board, game: Game, state: Any, at: int | None = None) -> list[Picture]:
+    """The board's picture for a mail (an empty list where the game draws none, or pictures are off)."""
+    if not settings.pictures:
+        return []
+    pic = make_picture(game, state, [u.userid for u in seat_users(board)], f"board-{board.number}",
+                       web_link(settings, board, at))
+    return [pic] if pic else []
+
+
+def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int | None = None) -> str:
+    """The plugin's drawing of ``state`` on this board, for one viewer.
+
+    ``moveno`` (default: the board's next move number) is passed to plugins
+    that take it, so the board names the same #N as the status line.
+    """
+    extra = {"moveno": board.ply + 1 if moveno is None else moveno} if _takes_moveno(game) else {}
+    return game.render(
+        state,
+        compact=bool(board.options.get("compact")),
+        seat=viewer,
+        board=board.number,
+        players=[u.userid for u in seat_users(board)],
+        **extra,
+    ).rstrip("\n")
+
+
+@cache
+def _takes_moveno(game: Game) -> bool:
+    """Whether the plugin's render accepts ``moveno`` (plugins written before it do not)."""
+    try:
+        return "moveno" in inspect.signature(game.render).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def show_text_at(board: Board, game: Game, state: Any, moves: list[Move], headline: str) -> str:
+    """A past position for ``show BOARD#N``: the board's current status does not apply."""
+    seat = game.to_move(state)
+    if seat is None:
+        status = "The game was over at this point."
+    else:
+        status = f"At this point it was {player_label(board, game, state, seat)}'s move (move #{len(moves) + 1})."
+    parts = [headline, status, move_list(board, moves, True), render(board, game, state, None, len(moves) + 1)]
+    return "\n\n".join(parts) + "\n"
+
+
+def board_subject(board: Board, game: Game, new: bool = False, comment: str = "") -> str:
+    """``[New ]TITLE Board N USER`` or ``... Finished``; `` **`` marks a mail that carries a comment (as pbmserv)."""
+    mark = " **" if comment.strip() else ""
+    if board.status != "active":
+        return f"{game.title} Board {board.number} Finished{mark}"
+    user = user_to_move(board)
+    prefix = "New " if new else ""
+    return f"{prefix}{game.title} Board {board.number} {user.userid if user else ''}".rstrip() + mark
+
+
+def own_note(board: Board, seat: int | None, private: dict[int, str]) -> str:
+    """What only the player in ``seat`` reads: ``private[seat]`` and their queued move.
+
+    Only mail addressed to that player may carry it (not ``all show``, which
+    anyone may ask for).
+    """
+    if seat is None:
+        return ""
+    return "\n".join(p for p in (private.get(seat, ""), board_notes.queued_line(board, seat)) if p)
+
+
+def announce(
+    ctx: Context,
+    board: Board,
+    game: Game,
+    state: Any,
+    headline: str,
+    new: bool = False,
+    comment_by: str | None = None,
+    comment: str = "",
+    private: dict[int, str] | None = None,
+    moves: list[Move] | None = None,
+    pictures: list[Picture] | None = None,
+) -> list[Mail]:
+    """One board mail per player (drawn from their seat) and per watcher.
+
+    ``private`` holds a note per seat that only that seat's player is shown.
+    ``moves`` and ``pictures``: the board's move list and picture of
+    ``state`` when the caller has them already (the move path needs the
+    moves for the mover's reply too; drawing the PNG is the dearest step
+    of a move, 7.5 ms for interweave, so it is drawn once per command).
+    """
+    if moves is None:
+        moves = moves_of(ctx.session, board)
+    whole = new or board.status != "active"
+    subject = board_subject(board, game, new, comment if comment_by else "")
+    root = board_root(ctx.settings, game.name, board.number)
+    mails: list[Mail] = []
+    recipients: list[tuple[User, int | None]] = [(u, i) for i, u in enumerate(seat_users(board))]
+    recipients += [(u, None) for u in board_watchers(ctx.session, board)]
+    if board.status != "active":
+        # "notify" subscribers hear only of the end, and once: nothing is
+        # announced on a board after it has ended.
+        seen = {u.id for u, _ in recipients}
+        recipients += [(u, None) for u in board_watchers(ctx.session, board, "notify") if u.id not in seen]
+    notes = private or {}
+    wanted = any(u.pictures and u.active and u.addresses for u, _ in recipients)
+    if not wanted:
+        pictures = []
+    elif pictures is None:
+        pictures = picture(ctx.settings, board, game, state)
+    for user, seat in recipients:
+        if not user.active or not user.addresses:
+            continue
+        note = own_note(board, seat, notes)
+        body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment, note)
+        mail = Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid],
+                    pictures=pictures if user.pictures else [])
+        mails.append(invite(ctx.session, ctx.settings, mail, user, board) if seat is not None else mail)
+    return mails
+
+
+def boards_table(board_list: list[Board], title: str) -> str:
+    """The table of ``list``, ``all`` and ``GAME games``: number, move, status, players."""
+    if not board_list:
+        return f"{title}: no boards."
+    lines = [f"{title}:", "", f"  {'Board':>5}  {'Move':>4}  {'Status':<22} Players"]
+    for b in board_list:
+        mover = user_to_move(b)
+        if b.status == "active":
+            status = f"{mover.userid} to move" if mover else "active"
+            if mover and mover.vacation:
+                status += " (vacation)"
+        elif b.status == "removed":
+            status = "removed"
+        else:
+            winners = [seat_users(b)[s].userid for s in (b.outcome or {}).get("winners", [])]
+            status = f"won by {', '.join(winners)}" if winners else "drawn"
+        players = ", ".join(u.userid for u in seat_users(b))
+        lines.append(f"  {b.number:>5}  {b.ply + 1 if b.status == 'active' else b.ply:>4}  {status:<22} {players}")
+    return "\n".join(lines)

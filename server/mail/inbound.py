@@ -1,0 +1,223 @@
+"""Storing received mail: what happens between DATA and the 250.
+
+The message is committed before the listener (or ``pbmserv process``)
+answers, so a 250 always means "durably ours".  Before storing, the sender
+is classified (``known``: its From address belongs to an account, or a
+genuine reply token came with it) for the fair queue, and two throttles
+answer 450 instead of storing: the hourly per-sender limit (keyed on both
+the envelope sender and the From address, since a flood rotates MAIL FROM)
+and, for unknown senders, the size of their shared backlog (issue 20).
+
+Group commit: the listener's DATA handlers do not each run a transaction.
+They hand their message to one store thread (:class:`GroupCommit`), which
+stores every message waiting at that moment in one transaction with one
+fsync, then answers each handler.  Under load many messages share the
+commit; alone, a message is committed at once, as before.  No 250 is ever
+given before its own message's commit returned.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from datetime import timedelta
+from email.utils import parseaddr
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import Session
+
+from server.core.config import Settings
+from server.mail import tokens
+from server.mail.dedupe import dedupe_key
+from server.mail.guards import header_block, header_fields, path_problem
+from server.store.database import Database
+from server.store.model import Inbound, utcnow
+from server.store.queries import owner_of
+
+log = logging.getLogger("pbmserv.inbound")
+#: At most this many messages share a commit (bounds one transaction's size).
+MAX_BATCH = 200
+
+
+class RateLimited(Exception):
+    """The sender has sent more than the hourly cap (a robot loop, most likely)."""
+
+
+class Backlogged(RateLimited):
+    """Too much mail from unknown senders is waiting: strangers are asked to come back later."""
+
+
+def from_address(raw: bytes) -> str:
+    """The From header's address, lower-cased, read without the parser (the header is capped already)."""
+    for item in header_fields(header_block(raw)):
+        name, _, value = item.partition(b":")
+        if name.strip().lower() == b"from":
+            text = value.decode("utf-8", "replace").replace("\r", "").replace("\n", "")
+            address = parseaddr(text)[1].strip().lower()[:320]
+            return "" if path_problem(address) else address
+    return ""
+
+
+def carries_token(session: Session, settings: Settings | None, rcpt_to: list[str]) -> bool:
+    """A recipient is ``pbmserv+TOKEN@...`` with a token this server made (a reply to our mail)."""
+    if settings is None:
+        return False
+    tags = [tokens.token_of(str(r), settings.addresses, settings.recipient_delimiter) for r in rcpt_to]
+    return any(tag and tokens.genuine(session, tag) for tag in tags)
+
+
+def _hour_counts(session: Session, column, values: set[str], now) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    if not values:
+        return {}
+    return dict(session.execute(  # type: ignore[arg-type]
+        select(column, func.count()).where(column.in_(values), Inbound.received_at >= now - timedelta(hours=1))
+        .group_by(column)).all())
+
+
+@dataclass
+class Arrival:
+    """One received message on its way to the database."""
+
+    raw: bytes
+    mail_from: str
+    rcpt_to: list[str]
+    done: Future = field(default_factory=Future)
+
+
+def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = None,
+                unknown_backlog: int | None = None, settings: Settings | None = None) -> list[int | RateLimited]:
+    """Store ``arrivals`` in one durable transaction: per message its row id, or RateLimited.
+
+    The hourly rate limit counts stored rows plus the ones earlier in the
+    same batch, so a flood split over one commit is throttled as if the
+    messages had come one by one; it holds per envelope sender and per From
+    address.  Mail from unknown senders gets Backlogged once
+    ``unknown_backlog`` of theirs waits.
+    """
+    senders = [from_address(a.raw) or ("" if path_problem(a.mail_from) else a.mail_from.lower()[:320])
+               for a in arrivals]
+
+    def work(session: Session) -> list[int | RateLimited]:
+        now = utcnow()
+        by_envelope = _hour_counts(session, Inbound.mail_from, {a.mail_from for a in arrivals if a.mail_from},
+                                   now) if rate_limit else {}
+        by_from = _hour_counts(session, Inbound.sender, {s for s in senders if s}, now) if rate_limit else {}
+        waiting = session.scalar(select(func.count()).select_from(Inbound).where(
+            Inbound.status == "new", Inbound.known.is_(False))) if unknown_backlog else 0
+        outcome: list[int | RateLimited] = []
+        rows = []
+        for arrival, sender in zip(arrivals, senders, strict=True):
+            known = owner_of(session, sender) is not None or carries_token(session, settings, arrival.rcpt_to)
+            if rate_limit and arrival.mail_from and by_envelope.get(arrival.mail_from, 0) >= rate_limit:
+                outcome.append(RateLimited(arrival.mail_from))
+                continue
+            if rate_limit and sender and by_from.get(sender, 0) >= rate_limit:
+                outcome.append(RateLimited(sender))
+                continue
+            if unknown_backlog and not known:
+                if (waiting or 0) >= unknown_backlog:
+                    outcome.append(Backlogged(sender))
+                    continue
+                waiting = (waiting or 0) + 1
+            if arrival.mail_from:
+                by_envelope[arrival.mail_from] = by_envelope.get(arrival.mail_from, 0) + 1
+            if sender:
+                by_from[sender] = by_from.get(sender, 0) + 1
+            outcome.append(len(rows))
+            rows.append({"received_at": now, "mail_from": arrival.mail_from, "rcpt_to": list(arrival.rcpt_to),
+                         "sender": sender, "known": known, "dedupe_key": dedupe_key(arrival.raw, sender),
+                         "raw": arrival.raw, "status": "new", "tries": 0, "commands_done": 0, "results": []})
+        if not rows:
+            return outcome
+        # One multi-row INSERT (Core, no ORM unit of work): ids in the order given.
+        ids = list(session.scalars(insert(Inbound).returning(Inbound.id, sort_by_parameter_order=True), rows))
+        return [ids[o] if isinstance(o, int) else o for o in outcome]
+
+    return db.run(work, durable=True)
+
+
+def store(db: Database, raw: bytes, mail_from: str, rcpt_to: list[str], rate_limit: int | None = None,
+          unknown_backlog: int | None = None, settings: Settings | None = None) -> int:
+    """Store one message durably (``pbmserv process``); its row id."""
+    [result] = store_batch(db, [Arrival(raw, mail_from, rcpt_to)], rate_limit, unknown_backlog, settings)
+    if isinstance(result, RateLimited):
+        raise result
+    return result
+
+
+class GroupCommit:
+    """The listener's store thread: whatever is waiting is committed together.
+
+    ``submit`` returns a future that resolves to the row id once the
+    message's transaction has committed (durably), or to the exception that
+    kept it from being stored: RateLimited, or a database error that makes
+    the listener answer 451.
+    """
+
+    def __init__(self, db: Database, rate_limit: int | None, on_stored: Callable[[], None] | None = None,
+                 unknown_backlog: int | None = None, settings: Settings | None = None) -> None:
+        self.db = db
+        self.rate_limit = rate_limit
+        self.unknown_backlog = unknown_backlog
+        self.settings = settings
+        #: Called after each commit that stored something (wakes the workers).
+        self.on_stored = on_stored
+        self.waiting: queue.SimpleQueue[Arrival | None] = queue.SimpleQueue()
+        self.thread: threading.Thread | None = None
+        self.lock = threading.Lock()
+
+    def submit(self, raw: bytes, mail_from: str, rcpt_to: list[str]) -> Future:
+        """Queue a message for the next commit (the thread starts with the first message)."""
+        with self.lock:
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="pbmserv-store", daemon=True)
+                self.thread.start()
+        arrival = Arrival(raw, mail_from, rcpt_to)
+        self.waiting.put(arrival)
+        return arrival.done
+
+    def close(self) -> None:
+        with self.lock:
+            thread, self.thread = self.thread, None
+        if thread is not None:
+            self.waiting.put(None)
+            thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while True:
+            first = self.waiting.get()
+            if first is None:
+                return
+            batch = [first]
+            stop = False
+            while len(batch) < MAX_BATCH:
+                try:
+                    more = self.waiting.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stop = True
+                    break
+                batch.append(more)
+            self._commit(batch)
+            if stop:
+                return
+
+    def _commit(self, batch: list[Arrival]) -> None:
+        try:
+            results = store_batch(self.db, batch, self.rate_limit, self.unknown_backlog, self.settings)
+        except Exception as exc:  # every message of the batch gets the same 451
+            for arrival in batch:
+                arrival.done.set_exception(exc)
+            return
+        if self.on_stored is not None and any(not isinstance(r, RateLimited) for r in results):
+            self.on_stored()
+        for arrival, result in zip(batch, results, strict=True):
+            if isinstance(result, RateLimited):
+                arrival.done.set_exception(result)
+            else:
+                arrival.done.set_result(result)

@@ -1,0 +1,161 @@
+"""The SMTP/LMTP listener: the front door of the message path.
+
+It accepts RCPT only for our own addresses (never an open relay), refuses
+mail over the size limit (552, aiosmtpd's ``data_size_limit``), and answers
+250 only once the message is committed.  Any failure answers 451 so the
+sending MTA keeps the message and tries again: aiosmtpd's default turns an
+exception into a permanent 500, which would lose mail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from collections.abc import Callable
+from typing import Any
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.lmtp import LMTP
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from server.core.config import Settings
+from server.mail.guards import ConnectionGate, QuietErrors, header_problem, path_problem
+from server.mail.inbound import Backlogged, GroupCommit, RateLimited
+from server.store.database import Database
+
+log = logging.getLogger("pbmserv.listener")
+#: RFC 5321's limit on a reverse-path; the database column holds 320.
+MAX_PATH = 256
+
+
+class InboundHandler:
+    """aiosmtpd's handler: checks the envelope, hands DATA to the group commit.
+
+    ``wake`` is called once stored mail is committed (it wakes the workers,
+    which may be other processes).
+    """
+
+    def __init__(self, db: Database, settings: Settings, wake: Callable[[], None] | None = None) -> None:
+        self.db = db
+        self.settings = settings
+        self.store = GroupCommit(db, settings.rate_limit, wake, settings.unknown_backlog, settings)
+
+    def close(self) -> None:
+        self.store.close()
+
+    async def handle_MAIL(self, server: SMTP, session: Session, envelope: Envelope, address: str,
+                          mail_options: list[str]) -> str:
+        if len(address) > MAX_PATH:
+            # Refused for good: a 451 after a failed INSERT had the sender retry for days.
+            return f"553 5.1.7 Sender address longer than {MAX_PATH} octets (RFC 5321 4.5.3.1.3)"
+        if (problem := path_problem(address)) is not None:
+            # Refused for good: PostgreSQL refuses NUL in text, and a 451 had the sender retry forever.
+            return f"553 5.1.7 Sender address refused: {problem}"
+        envelope.mail_from = address
+        envelope.mail_options.extend(mail_options)
+        return "250 OK"
+
+    async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope, address: str,
+                          rcpt_options: list[str]) -> str:
+        if not self.settings.is_ours(address):
+            return f"550 5.7.1 <{address}>: no such mailbox here (this server does not relay)"
+        envelope.rcpt_tos.append(address)
+        return "250 2.1.5 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        raw = envelope.original_content or b""
+        mail_from = envelope.mail_from or ""
+        if mail_from == "<>":
+            mail_from = ""
+        if (problem := header_problem(raw)) is not None:
+            # Refused, not stored: parsing such headers cost minutes of worker time.
+            log.warning("refused a message from %r: %s", mail_from, problem)
+            return self._per_recipient(server, envelope, f"552 5.6.0 Message refused: {problem}")
+        try:
+            # Resolved by the store thread once this message's commit is on disk.
+            await asyncio.wrap_future(self.store.submit(raw, mail_from, list(envelope.rcpt_tos)))
+        except Backlogged:
+            log.warning("backlog: too much mail from unknown senders waiting; %r asked to retry", mail_from)
+            return self._per_recipient(server, envelope, "450 4.7.1 Too much mail waiting here; try later")
+        except RateLimited:
+            log.warning("rate limit: %s sent more than %d messages this hour", mail_from, self.settings.rate_limit)
+            return self._per_recipient(server, envelope, "450 4.7.1 Too many messages from you this hour; try later")
+        except Exception:
+            log.exception("could not store a message from %r", mail_from)
+            return self._per_recipient(server, envelope, "451 4.3.0 Temporary failure storing the message; try again")
+        return self._per_recipient(server, envelope, "250 2.0.0 Message accepted")
+
+    async def handle_exception(self, error: Exception) -> str:
+        log.exception("listener error", exc_info=error)
+        return "451 4.3.0 Temporary server error; try again later"
+
+    @staticmethod
+    def _per_recipient(server: SMTP, envelope: Envelope, status: str) -> str:
+        """LMTP answers DATA once per recipient; SMTP once."""
+        if isinstance(server, LMTP) and len(envelope.rcpt_tos) > 1:
+            return "\r\n".join([status] * len(envelope.rcpt_tos))
+        return status
+
+
+class GatedSMTP(SMTP):
+    """aiosmtpd's SMTP behind the connection caps: beyond them, 421 and close."""
+
+    gate: ConnectionGate
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = transport.get_extra_info("peername")
+        self._gate_peer = str(peer[0]) if peer else "?"
+        self._admitted = self.gate.admit(self._gate_peer)
+        if not self._admitted:
+            transport.write(b"421 4.7.0 Too many connections; try again later\r\n")  # type: ignore[attr-defined]
+            transport.close()
+            return
+        super().connection_made(transport)
+
+    def connection_lost(self, error: Exception | None) -> None:
+        if not self._admitted:
+            return
+        self.gate.release(self._gate_peer)
+        super().connection_lost(error)
+
+    def eof_received(self) -> bool | None:
+        return super().eof_received() if self._admitted else False
+
+    def data_received(self, data: bytes) -> None:
+        if self._admitted:
+            super().data_received(data)
+
+
+class GatedLMTP(GatedSMTP, LMTP):
+    pass
+
+
+class Listener(Controller):
+    """aiosmtpd's threaded controller, speaking SMTP or LMTP, behind the connection caps."""
+
+    def __init__(self, handler: InboundHandler, settings: Settings, **kwargs: Any) -> None:
+        host, port = settings.listen_hostport
+        self.lmtp = settings.lmtp
+        super().__init__(
+            handler,
+            hostname=host,
+            port=port,
+            data_size_limit=settings.max_size,
+            enable_SMTPUTF8=True,
+            ident="pbmserv",
+            # aiosmtpd otherwise calls socket.getfqdn() for every connection,
+            # inside the event loop: 15 ms of blocked listener per message here.
+            server_hostname=socket.getfqdn(),
+            timeout=settings.idle_timeout,
+            **kwargs,
+        )
+        self.gate = ConnectionGate(settings.max_connections, settings.max_connections_per_peer)
+        # asyncio logs every failed accept() (EMFILE): megabytes a second.
+        self.loop.set_exception_handler(QuietErrors())
+
+    def factory(self) -> SMTP:
+        cls = GatedLMTP if self.lmtp else GatedSMTP
+        smtp = cls(self.handler, **self.SMTP_kwargs)
+        smtp.gate = self.gate
+        return smtp

@@ -1,0 +1,112 @@
+"""How much mail the server sends, to whom: the outbound side of abuse.
+
+- Per recipient and day (Mailman's autoresponse limit, the last defence
+  against robot ping-pong): an address that belongs to no account gets at
+  most ``replies_per_stranger_day`` replies, an account's address at most
+  ``replies_per_recipient_day``; beyond that, nothing until tomorrow.
+- Replies to strangers are short (STRANGER_CHARS): anyone can set a
+  Reply-To, and a 3.5 KB help or an error quoting 1,000 characters of their
+  text made the server a reflector.
+- In all, at most ``outbound_per_hour`` mails an hour leave for the relay;
+  beyond it mail waits (nothing is lost) and ``pbmserv status`` alerts.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import date, datetime, timedelta
+
+from sqlalchemy import func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Session
+
+from server.core.config import Settings
+from server.store.model import Outbox, ReplyQuota
+from server.store.queries import owner_of
+
+log = logging.getLogger("pbmserv.quota")
+
+#: Characters of a reply to an address that belongs to no account.
+STRANGER_CHARS = 1300
+STRANGER_NOTE = "\n[... cut: replies to an address without an account are short.]\n"
+#: Words of a command quoted back to a stranger.
+STRANGER_WORDS = 4
+
+
+def is_stranger(session: Session, address: str) -> bool:
+    """True when ``address`` is no confirmed address of an active account."""
+    return owner_of(session, address, active_only=False) is None  # a closed account's mail is not a stranger's
+
+
+def clip_words(text: str, width: int = 24) -> str:
+    """``text`` with every word longer than ``width`` cut (and marked with "...")."""
+    return " ".join(w if len(w) <= width else w[:width] + "..." for w in text.split(" "))
+
+
+def quote_for_stranger(shown: str) -> str:
+    """The first words of a command, each clipped, for an error reply to a stranger."""
+    words = shown.split()
+    more = " ..." if len(words) > STRANGER_WORDS else ""
+    return clip_words(" ".join(words[:STRANGER_WORDS])) + more
+
+
+def short_for_stranger(body: str) -> str:
+    return body if len(body) <= STRANGER_CHARS else body[:STRANGER_CHARS] + STRANGER_NOTE
+
+
+def _count_one(session: Session, address: str, day: date, amount: int = 1) -> int:
+    """Add ``amount`` to the day's count for ``address``; the new count (one statement, race-free)."""
+    table = ReplyQuota.__table__
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    stmt = insert(table).values(address=address, day=day, count=amount)
+    stmt = stmt.on_conflict_do_update(index_elements=["address", "day"], set_={"count": table.c.count + amount})
+    session.execute(stmt)
+    return session.scalar(select(ReplyQuota.count).where(ReplyQuota.address == address, ReplyQuota.day == day)) or 0
+
+
+#: Players one account may reach by ``message`` and ``chat`` in a day.
+ACCOUNT_RECIPIENTS_DAY = 100
+
+
+def spend_recipients(session: Session, userid: str, count: int, now: datetime) -> None:
+    """Count ``count`` recipients against the account's daily cap; refuse past it.
+
+    The refusal rolls the count back with the command, so a refused mail costs nothing.
+    """
+    from server.core.errors import CommandError
+
+    total = _count_one(session, f"recipients-of:{userid}", now.date(), count)
+    if total > ACCOUNT_RECIPIENTS_DAY:
+        raise CommandError(f"{userid} has reached today's limit of {ACCOUNT_RECIPIENTS_DAY} recipients for "
+                           "message and chat; try again tomorrow")
+
+
+def once_a_day(session: Session, key: str, now: datetime) -> bool:
+    """True the first time ``key`` is counted on a day (a confirmation request per address)."""
+    return _count_one(session, key[:320], now.date()) == 1
+
+
+def admit(session: Session, settings: Settings, recipients: list[str], now: datetime) -> tuple[list[str], bool]:
+    """The recipients still under their daily cap (counted), and whether all of them are strangers."""
+    kept: list[str] = []
+    strangers = 0
+    for address in recipients:
+        key = address.lower()[:320]
+        stranger = is_stranger(session, key)
+        strangers += stranger
+        cap = settings.replies_per_stranger_day if stranger else settings.replies_per_recipient_day
+        if _count_one(session, key, now.date()) > cap:
+            log.warning("reply to %s dropped: more than %d replies today", address, cap)
+            continue
+        kept.append(address)
+    return kept, bool(recipients) and strangers == len(recipients)
+
+
+def sent_last_hour(session: Session, now: datetime) -> int:
+    return session.scalar(select(func.count()).select_from(Outbox).where(Outbox.sent_at >= now - timedelta(hours=1))) or 0
+
+
+def outbound_room(session: Session, settings: Settings, now: datetime) -> int:
+    """Mails that may still leave this hour (0: the budget is spent; they wait)."""
+    return max(0, settings.outbound_per_hour - sent_last_hour(session, now))

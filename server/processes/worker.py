@@ -1,0 +1,431 @@
+"""Applying stored mail: one message at a time, one transaction per command.
+
+Each command's transaction locks the inbound row, checks that the command
+has not been applied yet (``commands_done``), applies it, queues its replies
+and moves ``commands_done`` on.  The first command's transaction is also the
+one that claims the message, loads it and checks for a re-send, so a
+one-command mail costs one commit.  A crash anywhere, or two workers taking
+the same message, can neither lose a command nor apply it twice.  Claims
+(``claimed_until``) only keep workers from doing the same work in parallel;
+correctness never rests on them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
+
+import games
+from server.accounts import confirm
+from server.accounts.reply_address import REPLY_VERBS, command_for, invite, reply_token
+from server.accounts.throttle import SENDER_KEY
+from server.commands import CommandError, Context, Request, Result, describe, dispatch
+from server.commands.masking import mask_words, scrub, secret_words
+from server.commands.subjects import canonical_words
+from server.core.config import Settings
+from server.mail import limits
+from server.mail.fairqueue import FairQueue
+from server.mail.parse import ParsedMail, parse_message
+from server.mail.quota import clip_words, is_stranger, quote_for_stranger
+from server.mail.replies import Mail, board_root, queue
+from server.mail.wrapping import wrap_indented
+from server.pictures.cache import Picture, wanted_by
+from server.store.database import Database, worker_name
+from server.store.model import Inbound, utcnow
+from server.store.resources import render_template
+
+log = logging.getLogger("pbmserv.worker")
+MAX_TRIES = 3
+#: The longest word of a command echoed whole in an error reply (4 columns of indent, "..." after).
+ECHO_WORD = 60
+
+
+@dataclass
+class StepResult:
+    ok: bool
+    text: str
+    subject: str
+    references: list[str]
+    #: Board pictures for the sender's reply (already dropped when they turned pictures off).
+    pictures: list[Picture] = field(default_factory=list)
+
+
+def _error_board(words: list[str], exc: Exception) -> tuple[str | None, str | None, int | None]:
+    """The game (title, command word) and board number a refused line is about, as far as known."""
+    _, prefix, game = describe(words)
+    title = getattr(exc, "title", None) or (game.title if game else None)
+    board = getattr(exc, "board", None)
+    name = board.game if board is not None else game.name if game is not None else None
+    number = board.number if board is not None else None
+    if number is None and game is not None and len(words) > prefix:
+        head = words[prefix].split("#")[0]
+        number = int(head) if head.isdigit() and len(head) < 10 else None
+    return title, name, number
+
+
+def error_subject(words: list[str], exc: Exception) -> str:
+    """``TITLE Board N Error`` whenever the line names a game and a board, however it failed."""
+    title, _, number = _error_board(words, exc)
+    if title and number is not None:
+        return f"{title} Board {number} Error"
+    return f"{title} Error" if title else "pbmserv Error"
+
+
+def error_references(settings: Settings, words: list[str], exc: Exception) -> list[str]:
+    """The board's References root, so an error about a board threads with its mail."""
+    _, name, number = _error_board(words, exc)
+    return [board_root(settings, name, number)] if name and number is not None else []
+
+
+class Worker:
+    def __init__(self, db: Database, settings: Settings, name: str | None = None,
+                 on_claim: Callable[[int], None] | None = None) -> None:
+        self.db = db
+        #: Told the id of each message claimed (the supervisor of worker processes
+        #: counts a failed try against it if the process dies while applying it).
+        self.on_claim = on_claim
+        self.settings = settings
+        self.name = name or worker_name()
+        self.own = {a.lower() for a in settings.addresses}
+        #: The message being applied (set once claimed): what a failure is counted against.
+        self.current: int | None = None
+        self.queue = FairQueue(settings.unknown_per_minute)
+        #: A file naming the message being applied (``pbmserv serve`` sets it; see count_crashed).
+        self.inflight: Path | None = None
+
+    # -- claiming ----------------------------------------------------------
+    def _claim(self, session: Session) -> Inbound | None:
+        """The next message by the fair queue (server/mail/fairqueue.py), locked, in the caller's transaction.
+
+        A message left in flight by a process that died (``inflight``) had
+        its try counted at start-up; past MAX_TRIES it is set aside here.
+        """
+        now = utcnow()
+        while True:
+            row = self.queue.pick(session, now)
+            if row is None or row.tries < MAX_TRIES:
+                return row
+            row.error = (row.error or "") + f"\n(set aside when taken after {row.tries} tries)"
+            self._set_aside(session, row)
+
+    # -- a process that died while applying a message ---------------------------
+    def _mark_inflight(self, inbound_id: int | None) -> None:
+        """Note (outside the database, which rolls back with the death) what is being applied."""
+        if self.inflight is None:
+            return
+        try:
+            if inbound_id is None:
+                self.inflight.unlink(missing_ok=True)
+            else:
+                self.inflight.write_text(str(inbound_id))
+        except OSError:
+            log.warning("cannot write %s; a mail that kills the process is not counted", self.inflight)
+
+    def count_crashed(self) -> None:
+        """At start-up: the message the last process died applying gets its try counted.
+
+        A mail that kills the process (out of memory, SIGKILL) never raises:
+        before this it was taken again after every restart, for ever.  After
+        MAX_TRIES deaths it is set aside and its sender told.
+        """
+        if self.inflight is None or not self.inflight.exists():
+            return
+        text = self.inflight.read_text().strip()
+        if text.isdigit():
+            self._failed(int(text), "the server process died while applying this message (killed or out of memory)")
+        self._mark_inflight(None)
+
+    def run_once(self) -> bool:
+        """Apply the next message if there is one; False when the queue is empty.
+
+        The claim, the load, the re-send check, the message's first command,
+        its replies and the "done" mark are one transaction: a single-command
+        mail (nearly all of them) costs one commit.  Further commands of a
+        multi-command mail follow in a transaction each.
+        """
+        return self._run(None)
+
+    def process(self, inbound_id: int) -> None:
+        """Apply one given message (``pbmserv process``, tests), the same way."""
+        self._run(inbound_id)
+
+    def drain(self) -> int:
+        count = 0
+        while self.run_once():
+            count += 1
+        return count
+
+    def _run(self, inbound_id: int | None) -> bool:
+        self.current = None
+        try:
+            taken = self.db.run(lambda session: self._claim_and_apply(session, inbound_id))
+            if taken is None:
+                return False
+            target, parsed, done = taken
+            for index in range(done, len(parsed.commands) if parsed else 0):
+                self._run_step(target, index, parsed, parsed.commands[index])  # type: ignore[union-attr]
+        except OperationalError as exc:
+            if self.current is None:
+                raise  # the database is away before any message was taken: the loop backs off
+            # The database went away (connection killed, server down, file
+            # locked): not the message's fault, so it is not a failed try --
+            # three outages would otherwise set good mail aside.  Nothing of
+            # the transaction stayed; the message is taken again once the
+            # database is back.
+            log.warning("inbound %d: database unavailable (%s); it will be retried", self.current,
+                        type(exc.orig).__name__)
+        except Exception:
+            if self.current is None:
+                raise
+            self._failed(self.current, traceback.format_exc())
+        finally:
+            if self.current is not None:
+                self._mark_inflight(None)
+        return True
+
+    def _claim_and_apply(self, session: Session,
+                         inbound_id: int | None) -> tuple[int, ParsedMail | None, int] | None:
+        """Claim a message and apply its first pending command, in the caller's transaction.
+
+        Returns None when there was nothing to do, else (id, parsed mail or
+        None when it is not answered, commands done) so the caller applies
+        the rest of a multi-command mail.
+        """
+        now = utcnow()
+        row = self._claim(session) if inbound_id is None else session.get(Inbound, inbound_id, with_for_update=True)
+        if row is None or row.status != "new":
+            return None
+        self.current = row.id
+        self._mark_inflight(row.id)
+        if self.on_claim is not None:
+            self.on_claim(row.id)
+        # Only a hint now (the row lock and commands_done are what keep a
+        # command from running twice): a crashed worker's message waits out
+        # the lease instead of being retried at once by everyone.
+        row.claimed_by = self.name
+        row.claimed_until = now + timedelta(seconds=self.settings.lease_seconds)
+        if row.commands_done == 0 and self._is_duplicate(session, row.id, row.dedupe_key):
+            reason = f"same Message-ID, sender and content as an earlier one ({row.dedupe_key[:40]})"
+            log.info("inbound %d from %r dropped as a duplicate: %s", row.id, row.mail_from, reason)
+            self._finish_quietly(row, "duplicate", reason)
+            return row.id, None, 0
+        parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands,
+                               reply_token(self.settings, list(row.rcpt_to or [])))
+        rcpt_to = list(row.rcpt_to or [])
+        if not parsed.no_reply_reason and confirm.tagged(self.settings, rcpt_to):
+            mail = confirm.handle(session, self.settings, rcpt_to)
+            if mail is not None:  # a reply to an address-confirmation mail (server/accounts/confirm.py)
+                queue(session, self.settings, mail)
+                row.results = [{"command": "(address confirmation)", "ok": True, "text": mail.body,
+                                "subject": mail.subject, "references": []}]
+                self._finish_quietly(row, "done", None)
+                return row.id, None, 0
+        if parsed.no_reply_reason or not parsed.reply_to:
+            reason = parsed.no_reply_reason or "no address to answer"
+            log.info("inbound %d from %r not answered: %s", row.id, row.mail_from, reason)
+            self._finish_quietly(row, "ignored", reason)
+            return row.id, None, 0
+        commands = parsed.commands
+        index = row.commands_done
+        self._step(session, row, index, parsed, commands[index] if commands else None)
+        return row.id, parsed, index + 1
+
+    @staticmethod
+    def _is_duplicate(session: Session, inbound_id: int, key: str) -> bool:
+        earlier = session.scalars(
+            select(Inbound.id).where(
+                Inbound.dedupe_key == key, Inbound.id < inbound_id, Inbound.status != "shunted"
+            ).limit(1)
+        ).first()
+        return earlier is not None
+
+    @staticmethod
+    def _finish_quietly(row: Inbound, status: str, reason: str | None) -> None:
+        row.status = status
+        row.error = reason
+        row.done_at = utcnow()
+        row.claimed_until = None
+        row.tries = 0
+
+    def _run_step(self, inbound_id: int, index: int, parsed: ParsedMail, line: str | None) -> None:
+        """Apply command ``index`` of the message, in one transaction, once."""
+
+        def work(session: Session) -> None:
+            row = session.get(Inbound, inbound_id, with_for_update=True)
+            if row is None or row.status != "new" or row.commands_done != index:
+                return  # applied already (by us before a crash, or by another worker)
+            self._step(session, row, index, parsed, line)
+
+        self.db.run(work)
+
+    def _step(self, session: Session, row: Inbound, index: int, parsed: ParsedMail, line: str | None) -> None:
+        """Run command ``index`` on the locked row: result, replies, progress (the caller commits)."""
+        started = time.perf_counter()
+        result = self._execute(session, parsed, line)
+        # A board's picture is kept only with its latest result: the combined
+        # reply shows each board once, as it stands after the last command.
+        shown = {p.filename for p in result[1].pictures}
+        earlier = [{**r, "pictures": [p for p in r.get("pictures", []) if p["filename"] not in shown]}
+                   for r in row.results] if shown else row.results
+        text = result[1].text
+        if parsed.multiple:  # the combined reply stops growing once it is full
+            text = limits.fit_result(text, sum(len(r["text"]) for r in row.results))
+        row.results = [*earlier, {"command": result[0], "ok": result[1].ok, "text": text,
+                                  "subject": result[1].subject, "references": result[1].references,
+                                  "pictures": [p.to_json() for p in result[1].pictures]}]
+        row.commands_done = index + 1
+        last = index + 1 >= max(1, len(parsed.commands))
+        if not parsed.multiple:
+            if result[2]:
+                queue(session, self.settings, result[2])
+        elif last:
+            queue(session, self.settings, self._combined(parsed, row.results))
+        if last:
+            row.status = "done"
+            row.done_at = utcnow()
+            row.claimed_until = None
+            row.tries = 0
+        ms = (time.perf_counter() - started) * 1000
+        log.info("command from=%s cmd=%r result=%s ms=%.1f", parsed.reply_to, result[0],
+                 "ok" if result[1].ok else "refused: " + result[1].text.splitlines()[0][:120], ms)
+
+    def _execute(self, session: Session, parsed: ParsedMail, line: str | None) -> tuple[str, StepResult, Mail | None]:
+        """Run one command; returns (masked line, outcome, reply to the sender or None)."""
+        if line is None and parsed.reply_token:
+            line = ""  # command_for says what a reply lacks, once its address is checked
+        if line is None:
+            reason = "No command found: put one command in the Subject, or one a line in the body with an empty Subject."
+            return "", StepResult(False, reason, "pbmserv Error", []), self._error_mail(parsed, "(none)", reason, "pbmserv Error")
+        words = canonical_words(line.split())
+        # A reply to play, unless the player typed a whole command (then it is
+        # that command, password and all, as if mailed to the bare address).
+        # Judged on the words as typed: the subject-edit form ("Re: TITLE Board N MOVE"),
+        # which canonical_words makes a full command, is a reply's subject here.
+        typed = line.split()
+        by_reply = bool(parsed.reply_token) and (describe(typed)[0] is None or typed[0].lower() in REPLY_VERBS)
+        # Nothing a reply says is quoted before its address is checked: it may hold a password.
+        checked = not by_reply
+        # The From address, not the Reply-To (which anyone sets to the victim's): for the guess throttle.
+        session.info[SENDER_KEY] = parsed.from_address or parsed.reply_to
+        try:
+            with session.begin_nested():
+                identity, comment = None, parsed.comment
+                if by_reply:  # the same command, proven by the reply address instead of a password
+                    assert parsed.reply_token is not None
+                    reply = command_for(session, parsed.reply_token, line, parsed.from_subject, comment)
+                    words, identity, comment = reply.words, reply.identity, reply.comment
+                    checked = True
+                request = Request(words=words, line=line, sender=parsed.reply_to, comment=comment,
+                                  message_id=parsed.message_id, identity=identity)
+                ctx = Context(session=session, settings=self.settings, request=request, now=utcnow())
+                result = dispatch(ctx, words)
+                sender_copy = self._queue_mails(session, parsed, result)
+        except (CommandError, games.GameError) as exc:
+            aftermath = getattr(exc, "aftermath", None)
+            for mail in aftermath(session) if aftermath else []:
+                queue(session, self.settings, mail)
+            secrets = secret_words(session, words, parsed.reply_to, refused=True)
+            shown = mask_words(words, secrets) if checked else "(a reply to a board mail)"
+            reason = scrub(str(exc), secrets)
+            subject, refs = error_subject(words, exc), error_references(self.settings, words, exc)
+            return (shown, StepResult(False, reason, subject, refs),
+                    self._error_mail(parsed, shown, reason, subject, refs, session))
+        shown = mask_words(words, secret_words(session, words, parsed.reply_to, refused=False))
+        pictures = result.pictures if result.pictures and wanted_by(session, [parsed.reply_to]) else []
+        outcome = StepResult(True, result.text, result.subject, result.references, pictures)
+        if sender_copy:
+            return shown, outcome, None
+        reply = Mail(to=[parsed.reply_to], subject=result.subject, body=result.text,
+                     in_reply_to=parsed.message_id or None, references=result.references, pictures=pictures)
+        if result.invite is not None and not parsed.multiple:
+            invite(session, self.settings, reply, *result.invite)
+        return shown, outcome, reply
+
+    def _queue_mails(self, session: Session, parsed: ParsedMail, result: Result) -> bool:
+        """Queue the command's mails; True when one of them already goes to the sender."""
+        sender = parsed.reply_to.lower()
+        copy = False
+        for mail in result.mails:
+            if sender in (a.lower() for a in mail.to):
+                if parsed.multiple:
+                    continue  # the combined reply carries it
+                copy = copy or not result.confirm
+                mail.in_reply_to = parsed.message_id or None
+            queue(session, self.settings, mail)
+        return copy and not parsed.multiple
+
+    def _error_mail(self, parsed: ParsedMail, shown: str, reason: str, subject: str,
+                    references: list[str] | None = None, session: Session | None = None) -> Mail:
+        if session is not None and is_stranger(session, parsed.reply_to):
+            # Anyone can set a Reply-To: no attacker text reflected to a third party.
+            shown, reason = quote_for_stranger(shown), clip_words(reason)[:300]
+        else:
+            # A word longer than a line (a pasted board, a 300-column "move") is cut,
+            # so the echo fits in 78 columns like every other line of a reply.
+            shown = clip_words(shown, ECHO_WORD)
+        body = render_template("error.txt", command=wrap_indented(shown, indent="    ").strip(), reason=wrap_indented(reason, indent="    "))
+        return Mail(to=[parsed.reply_to], subject=subject, body=body, in_reply_to=parsed.message_id or None,
+                    references=references or [])
+
+    def _combined(self, parsed: ParsedMail, results: list[dict]) -> Mail:
+        ok = sum(1 for r in results if r["ok"])
+        lines = [f"Results of your {len(results)} commands ({ok} done, {len(results) - ok} refused):", ""]
+        for r in results:
+            lines.append(f"> {r['command']}")
+            lines.append(r["text"].rstrip() if r["ok"] else wrap_indented("Refused: " + r["text"]))
+            lines.append("")
+        if parsed.truncated:
+            lines.append(f"Unprocessed: only the first {self.settings.max_commands} commands of a mail are read.")
+        refs = [ref for r in results for ref in r.get("references", [])]
+        subject = "pbmserv results" if ok else "pbmserv Error"
+        pictures = [Picture.from_json(p) for r in results for p in r.get("pictures", [])]
+        return Mail(to=[parsed.reply_to], subject=subject, body="\n".join(lines),
+                    in_reply_to=parsed.message_id or None, references=list(dict.fromkeys(refs))[:5],
+                    pictures=pictures)
+
+    # -- failures -----------------------------------------------------------
+    def _failed(self, inbound_id: int, error: str) -> None:
+        """An unexpected error (or a death, see count_crashed): count the try; after MAX_TRIES set it aside."""
+        log.error("inbound %d failed:\n%s", inbound_id, error)
+
+        def work(session: Session) -> None:
+            row = session.get(Inbound, inbound_id, with_for_update=True)
+            if row is None or row.status != "new":
+                return
+            row.tries += 1
+            row.error = error[-4000:]
+            row.claimed_until = utcnow() + timedelta(seconds=min(60, 2**row.tries))
+            if row.tries >= MAX_TRIES:
+                self._set_aside(session, row)
+
+        self.db.run(work)
+
+    def _set_aside(self, session: Session, row: Inbound) -> None:
+        """Shunt ``row`` and tell its sender (the notice may fail; the shunt may not)."""
+        row.status = "shunted"
+        row.claimed_until = None
+        log.error("inbound %d set aside after %d tries", row.id, row.tries)
+        parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands)
+        if parsed.reply_to and not parsed.no_reply_reason:
+            try:
+                with session.begin_nested():
+                    # The Subject is quoted back: its command's password is masked, as in every reply.
+                    secrets = {w for line in parsed.commands for w in secret_words(
+                        session, canonical_words(line.split()), parsed.reply_to, refused=True)}
+                    subject = scrub(parsed.subject, secrets)[:200]
+                    body = render_template("shunted.txt", subject=subject, tries=row.tries)
+                    queue(session, self.settings, Mail(to=[parsed.reply_to], subject="pbmserv Error", body=body,
+                                                       in_reply_to=parsed.message_id or None))
+            except Exception:
+                # The notice must not keep the message from being set aside:
+                # if it cannot be composed, the message is retried forever.
+                log.exception("inbound %d: cannot compose the set-aside notice", row.id)

@@ -1,0 +1,261 @@
+"""Engine, transactions and schema upgrades for SQLite and PostgreSQL.
+
+SQLite (the embedded default) runs in WAL mode with a busy timeout, and every
+transaction starts with ``BEGIN IMMEDIATE``: the write lock is taken up front,
+so two commands never both read a board and then race to write it.  On
+PostgreSQL the board row is locked with ``SELECT ... FOR UPDATE`` and queue
+rows are claimed with ``SKIP LOCKED``; several servers can share one database.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, TypeVar
+
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+from server.store.resources import migrations_dir
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class Database:
+    """One engine and its session factory."""
+
+    def __init__(self, url: str, busy_timeout: float = 30.0) -> None:
+        self.url = url
+        self.engine = make_engine(url, busy_timeout)
+        self.busy_timeout = busy_timeout
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        #: SQLite has one writer at a time, and every transaction here takes the
+        #: write lock (BEGIN IMMEDIATE).  Threads of this process queue for it
+        #: on this lock, woken the moment it is free; left to SQLite, a
+        #: waiting connection polls with sleeps of 1, 2, 5, 10 ... 100 ms
+        #: (its busy handler), which left pbmserv serve idle 60% of the time
+        #: under load.  Other processes (pbmserv remind, process) still meet
+        #: the busy timeout.  Reentrant, as a transaction never nests another.
+        self._sqlite_lock = threading.RLock() if self.engine.dialect.name == "sqlite" else None
+        #: The same queue across processes (``serve --workers N`` forks workers
+        #: and a deliverer): an flock on a file beside the database, which
+        #: the kernel hands to the next waiter at once and drops if its
+        #: holder dies.  None for in-memory databases.
+        self._file_lock = _FileLock(self.engine.url.database) if self._sqlite_lock is not None else None
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    @contextmanager
+    def transaction(self, durable: bool = False) -> Iterator[Session]:
+        """A session in one transaction: committed on success, rolled back on error.
+
+        ``durable``: the commit returns only once it is on disk, power cut
+        included.  PostgreSQL always does that.  SQLite runs with
+        ``synchronous=NORMAL`` (WAL): a commit survives a crash of the process
+        but may be lost with the last few on a power cut; a durable
+        transaction switches its connection to ``FULL`` for that one commit,
+        which also syncs every commit before it.  The listener stores mail
+        durably (a 250 must mean "on disk"); everything after that is
+        re-done from the stored mail if lost, so it does not pay the fsync.
+        """
+        if self._sqlite_lock is None:
+            with self.sessions() as session, session.begin():
+                yield session
+            return
+        # Bounded like SQLite's own wait: past it, go on and let SQLite's busy
+        # timeout decide (an error the caller retries), never hang for ever.
+        locked = self._sqlite_lock.acquire(timeout=self.busy_timeout)
+        file_locked = locked and self._file_lock is not None and self._file_lock.acquire(self.busy_timeout)
+        try:
+            if not durable:
+                with self.sessions() as session, session.begin():
+                    yield session
+                return
+            with self._durable_session() as session:
+                yield session
+        finally:
+            if file_locked:
+                self._file_lock.release()  # type: ignore[union-attr]
+            if locked:
+                self._sqlite_lock.release()
+
+    @contextmanager
+    def _durable_session(self) -> Iterator[Session]:
+        with self.engine.connect() as conn:
+            # Outside SQLAlchemy's transaction: SQLite refuses this PRAGMA inside one.
+            raw = conn.connection.driver_connection
+            raw.execute("PRAGMA synchronous=FULL")
+            try:
+                with self.sessions(bind=conn) as session, session.begin():
+                    yield session
+            finally:
+                raw.execute("PRAGMA synchronous=NORMAL")
+
+    def run(self, work: Callable[[Session], T], attempts: int = 5, durable: bool = False) -> T:
+        """Run ``work`` in a transaction, retrying on lock conflicts and races.
+
+        A serialization failure, deadlock, busy SQLite or a lost race for a
+        unique key (two challenges taking the same board number) leaves
+        nothing behind, so running the whole unit again is safe.
+        """
+        for attempt in range(1, attempts + 1):
+            try:
+                with self.transaction(durable) as session:
+                    return work(session)
+            except (OperationalError, IntegrityError, DBAPIError) as exc:
+                if attempt == attempts or not _retryable(exc):
+                    raise
+                log.info("transaction retry %d after %s", attempt, type(exc.orig).__name__)
+                time.sleep(0.02 * attempt)
+        raise AssertionError("unreachable")
+
+    def upgrade(self) -> None:
+        upgrade_schema(self.engine)
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+class _FileLock:
+    """An exclusive flock on ``DATABASE-pbmserv.lock``, waited for at most a deadline.
+
+    Per process, opened lazily (after a fork the child opens its own: an
+    inherited descriptor would share the parent's lock).  Only pbmserv
+    takes it; SQLite's own locking still guards against everything else.
+    """
+
+    def __init__(self, database: str | None) -> None:
+        memory = not database or database == ":memory:" or database.startswith("file::memory:")
+        self.path = None if memory else database + "-pbmserv.lock"
+        self.fd: int | None = None
+        self.pid = 0
+
+    def acquire(self, timeout: float) -> bool:
+        if self.path is None:
+            return False
+        if self.fd is None or self.pid != os.getpid():
+            try:
+                self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError:
+                self.path = None  # a read-only directory: SQLite's busy timeout alone decides
+                return False
+            self.pid = os.getpid()
+        # The kernel has no timed flock: try, then sleep briefly (at most 2 ms,
+        # unlike SQLite's busy handler's 100) until it is free or the deadline passes.
+        deadline = time.monotonic() + timeout
+        pause = 0.0002
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    return False  # go on: SQLite's busy timeout decides (an error the caller retries)
+                time.sleep(pause)
+                pause = min(pause * 2, 0.002)
+
+    def release(self) -> None:
+        if self.fd is not None:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+
+
+def _retryable(exc: DBAPIError) -> bool:
+    if isinstance(exc, IntegrityError):
+        return True
+    code = getattr(exc.orig, "sqlstate", None)
+    if code in ("40001", "40P01", "55P03"):
+        return True
+    message = str(exc.orig).lower()
+    return "database is locked" in message or "busy" in message
+
+
+def make_engine(url: str, busy_timeout: float = 30.0) -> Engine:
+    """The engine; ``hide_parameters`` because a failed INSERT of inbound mail would
+    otherwise log the raw message (a player's password with it) as a parameter."""
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": busy_timeout, "check_same_thread": False},
+                               hide_parameters=True)
+        _sqlite_setup(engine, busy_timeout)
+    else:
+        engine = create_engine(url, pool_pre_ping=True, hide_parameters=True)
+    return engine
+
+
+def _sqlite_setup(engine: Engine, busy_timeout: float) -> None:
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        # Let SQLAlchemy, not pysqlite, decide when transactions begin.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn) -> None:  # type: ignore[no-untyped-def]
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def alembic_config(engine: Engine | None = None) -> Config:
+    from alembic.config import Config  # imported on use: it is slow, and most runs are up to date
+
+    config = Config()
+    config.set_main_option("script_location", str(migrations_dir()))
+    if engine is not None:
+        url = engine.url.render_as_string(hide_password=False)
+        config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return config
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The schema's Alembic revision, None where there is no schema yet."""
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def upgrade_schema(engine: Engine) -> None:
+    """Create or upgrade the schema to the newest revision (idempotent).
+
+    On PostgreSQL an advisory lock keeps two servers starting together from
+    migrating at once.
+    """
+    from alembic import command as alembic_command
+
+    config = alembic_config(engine)
+    with engine.connect() as conn:
+        if engine.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_lock(724137)"))
+            conn.commit()
+        try:
+            config.attributes["connection"] = conn
+            alembic_command.upgrade(config, "head")
+            conn.commit()
+        finally:
+            if engine.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_unlock(724137)"))
+                conn.commit()
+
+
+def worker_name() -> str:
+    """``host:pid``: the name a process writes into the rows it claims (inbound and outbox),
+    so a claim left by a dead process on this host can be recognised and taken back."""
+    return f"{socket.gethostname()}:{os.getpid()}"

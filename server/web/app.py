@@ -1,0 +1,209 @@
+"""Read-only web pages of the boards: ``pbmserv web``.
+
+Starlette serves them (a small, well-kept ASGI toolkit: routing and
+responses, nothing we do not use), under uvicorn in production.  The pages
+read the same database as the mail server, with a plain engine of their own
+(no write lock: SQLite readers in WAL mode never wait for the writer), so any
+number of web processes can run beside ``pbmserv serve`` and on other hosts
+against PostgreSQL.
+
+Nothing private is shown: userids, moves, whose turn it is and the result,
+as ``list`` and ``show`` mail them to anyone; never a mail address, a
+password, a reply token, a comment or a chat, nor a queued move.
+
+Pages: ``/`` lists active and recently finished boards per game;
+``/GAME/NUMBER`` shows one board (the SVG drawing, players, status, move
+list) with a position browser: ``#N`` in the URL is the position after N
+moves, shown by ``/board.js`` fetching ``/GAME/NUMBER/N.svg``.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, select
+from sqlalchemy.orm import Session, selectinload
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+import games
+from server.boards import boards
+from server.pictures.draw_svg import to_svg
+from server.store.model import Board, Seat
+
+RECENT = 20
+HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; "
+                               "img-src 'self' data:; connect-src 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+STYLE = """<style>
+body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 70em; padding: 0 1em; color: #222 }
+table { border-collapse: collapse } td, th { padding: .2em .8em; text-align: left }
+tr:nth-child(even) td { background: #f3f1ec }
+.board { display: flex; flex-wrap: wrap; gap: 2em; align-items: flex-start }
+.picture svg { max-width: 100%; height: auto } .moves { max-height: 40em; overflow-y: auto }
+.moves a { text-decoration: none } .moves .here { background: #f2d46b }
+nav a { margin-right: 1em }
+</style>"""
+
+SCRIPT = """// The position browser: #N in the URL shows the board after N moves.
+(function () {
+  var fig = document.getElementById('picture');
+  if (!fig) return;
+  var base = fig.dataset.base, last = parseInt(fig.dataset.ply, 10);
+  function show() {
+    var n = parseInt(location.hash.slice(1), 10);
+    if (isNaN(n) || n < 0 || n > last) n = last;
+    fetch(base + '/' + n + '.svg').then(function (r) { return r.text(); }).then(function (svg) {
+      fig.innerHTML = svg;
+    });
+    document.getElementById('prev').href = '#' + Math.max(0, n - 1);
+    document.getElementById('next').href = '#' + Math.min(last, n + 1);
+    document.getElementById('at').textContent = n == last ? 'now (after move ' + n + ')' : 'after move ' + n;
+    document.querySelectorAll('.moves li').forEach(function (li) {
+      li.className = parseInt(li.dataset.ply, 10) === n ? 'here' : '';
+    });
+  }
+  window.addEventListener('hashchange', show);
+  if (location.hash) show();
+})();
+"""
+
+
+def page(title: str, body: str) -> HTMLResponse:
+    doc = (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+           f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+           f"<title>{html.escape(title)}</title>{STYLE}</head><body>{body}</body></html>")
+    return HTMLResponse(doc, headers=HEADERS)
+
+
+def plugin(name: str) -> games.Game | None:
+    try:
+        return games.load_game(name)
+    except games.UnknownGame:
+        return None
+
+
+def players_of(board: Board) -> list[str]:
+    return [s.user.userid for s in sorted(board.seats, key=lambda s: s.seat)]
+
+
+class WebApp:
+    """The routes over one read-only engine."""
+
+    def __init__(self, database_url: str) -> None:
+        self.engine: Engine = create_engine(database_url, pool_pre_ping=True)
+
+    def session(self) -> Session:
+        return Session(self.engine, expire_on_commit=False)
+
+    # -- pages -------------------------------------------------------------------------
+    def front(self, request: Request) -> Response:
+        parts = ["<h1>pbmserv boards</h1>"]
+        with self.session() as s:
+            for game in games.available():
+                active = s.scalars(select(Board).where(Board.game == game.name, Board.status == "active")
+                                   .options(selectinload(Board.seats).selectinload(Seat.user))
+                                   .order_by(Board.number)).all()
+                recent = s.scalars(select(Board).where(Board.game == game.name, Board.status == "finished")
+                                   .options(selectinload(Board.seats).selectinload(Seat.user))
+                                   .order_by(Board.finished_at.desc()).limit(RECENT)).all()
+                parts.append(f"<h2>{html.escape(game.title)}</h2>")
+                parts.append(self._table(game, list(active), "Active boards"))
+                parts.append(self._table(game, list(recent), "Recently finished"))
+        return page("pbmserv boards", "".join(parts))
+
+    def _table(self, game: games.Game, rows: list[Board], caption: str) -> str:
+        if not rows:
+            return f"<p>{caption}: none.</p>"
+        out = [f"<table><caption>{caption}</caption><tr><th>Board</th><th>Moves</th><th>Players</th>"
+               "<th>Status</th></tr>"]
+        for b in rows:
+            names = players_of(b)
+            if b.status == "active":
+                status = f"{names[b.to_move]} to move" if b.to_move is not None else "active"
+            else:
+                won = [names[i] for i in (b.outcome or {}).get("winners", [])]
+                status = f"won by {', '.join(won)}" if won else "drawn"
+            out.append(f'<tr><td><a href="/{game.name}/{b.number}">{b.number}</a></td><td>{b.ply}</td>'
+                       f"<td>{html.escape(', '.join(names))}</td><td>{html.escape(status)}</td></tr>")
+        return "".join(out) + "</table>"
+
+    def _find(self, s: Session, request: Request) -> tuple[games.Game, Board] | None:
+        game = plugin(request.path_params["game"])
+        if game is None:
+            return None
+        board = s.scalars(select(Board).where(Board.game == game.name, Board.number == request.path_params["number"],
+                                              Board.status != "removed")).one_or_none()
+        return None if board is None else (game, board)
+
+    def board(self, request: Request) -> Response:
+        with self.session() as s:
+            found = self._find(s, request)
+            if found is None:
+                return PlainTextResponse("No such board", status_code=404, headers=HEADERS)
+            game, board = found
+            state = game.load(board.state)
+            moves = boards.moves_of(s, board)
+            drawing = game.draw(state, None, players_of(board))
+            status = boards.status_line(board, game, state)
+            seats = ", ".join(boards.player_label(board, game, state, i) for i in range(len(board.seats)))
+        title = f"{game.title} Board {board.number}"
+        base = f"/{game.name}/{board.number}"
+        svg = to_svg(drawing) if drawing is not None else f"<pre>{html.escape(game.render(state))}</pre>"
+        items = "".join(
+            f'<li data-ply="{m.ply}"><a href="#{m.ply}">{m.ply}. {html.escape(players_of(board)[m.seat])}: '
+            f"{html.escape(m.move)}</a></li>" for m in moves)
+        body = (f'<nav><a href="/">All boards</a></nav><h1>{html.escape(title)}</h1>'
+                f"<p>Players: {html.escape(seats)}</p><p>{html.escape(status)}</p>"
+                f'<div class="board"><div><p><a id="prev" href="#{max(0, board.ply - 1)}">&larr; previous</a>'
+                f' <span id="at">now (after move {board.ply})</span> '
+                f'<a id="next" href="#{board.ply}">next &rarr;</a></p>'
+                f'<div id="picture" class="picture" data-base="{base}" data-ply="{board.ply}">{svg}</div></div>'
+                f'<div class="moves"><h2>Moves</h2><ol start="0"><li data-ply="0"><a href="#0">start</a></li>'
+                f"{items}</ol></div></div>"
+                '<script src="/board.js"></script>')
+        return page(title, body)
+
+    def position_svg(self, request: Request) -> Response:
+        with self.session() as s:
+            found = self._find(s, request)
+            if found is None:
+                return PlainTextResponse("No such board", status_code=404, headers=HEADERS)
+            game, board = found
+            at = request.path_params["ply"]
+            moves = boards.moves_of(s, board)
+            if at > len(moves):
+                return PlainTextResponse(f"Board {board.number} has {len(moves)} moves", status_code=404,
+                                         headers=HEADERS)
+            state = game.load(board.state) if at == len(moves) else boards.replay(game, board, moves, at)
+            drawing = game.draw(state, None, players_of(board))
+        if drawing is None:
+            return PlainTextResponse("This game has no picture", status_code=404, headers=HEADERS)
+        return Response(to_svg(drawing), media_type="image/svg+xml",
+                        headers={**HEADERS, "Cache-Control": "public, max-age=60"})
+
+    def script(self, request: Request) -> Response:
+        return Response(SCRIPT, media_type="text/javascript", headers={**HEADERS, "Cache-Control": "max-age=3600"})
+
+    def health(self, request: Request) -> Response:
+        with self.session() as s:
+            s.scalar(select(Board.id).limit(1))
+        return PlainTextResponse("ok", headers=HEADERS)
+
+
+def create_app(database_url: str) -> Starlette:
+    web = WebApp(database_url)
+    routes: list[Any] = [
+        Route("/", web.front),
+        Route("/board.js", web.script),
+        Route("/healthz", web.health),
+        Route("/{game:str}/{number:int}", web.board),
+        Route("/{game:str}/{number:int}/{ply:int}.svg", web.position_svg),
+    ]
+    return Starlette(routes=routes)
