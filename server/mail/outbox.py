@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from server.core.config import Settings
 from server.mail import relay as submission
-from server.mail.credentials import MailConfigError
+from server.mail.credentials import MailConfigError, parse_relay
 from server.mail.quota import outbound_room
 from server.store.database import Database, worker_name
 from server.store.model import Outbox, utcnow
@@ -91,7 +91,7 @@ class Deliverer:
         failure = None
         try:
             # Plain host:port, or a provider's submission server with TLS and login (server/mail/relay.py).
-            relay = submission.parse_relay(self.settings.relay)
+            relay = parse_relay(self.settings.relay)
             with submission.connect(relay, self.helo_name, timeout=30) as smtp:
                 for job in jobs:
                     if self._send(smtp, job):
