@@ -142,7 +142,8 @@ class ImapReceiver:
         self.deferred: dict[int, float] = {}
         self.last_error = ""
         # imaplib's line log (-vv) would carry every message's text, passwords of commands included.
-        logging.getLogger("imapclient").setLevel(max(logging.getLogger("imapclient").level, logging.INFO))
+        # (and its INFO lines say "Connection closed" at every reconnection).
+        logging.getLogger("imapclient").setLevel(max(logging.getLogger("imapclient").level, logging.WARNING))
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -211,25 +212,30 @@ class ImapReceiver:
         try:
             deadline = time.monotonic() + min(self._wait_limit(), MAX_IDLE)
             while not self.stopping.is_set() and time.monotonic() < deadline:
+                started = time.monotonic()
                 responses = client.idle_check(timeout=1)
+                if not responses and time.monotonic() - started < 0.5:
+                    # IMAPClient reads EOF as "no responses" at once: the server has gone away.
+                    raise ConnectionError("the server closed the connection")
                 if any(isinstance(r, tuple) and len(r) > 1 and r[1] in (b"EXISTS", b"RECENT") for r in responses):
                     return
                 if any(isinstance(r, tuple) and r[:1] == (b"BYE",) for r in responses):
-                    raise ConnectionError(f"{self.mailbox}: the server closed the connection")
+                    raise ConnectionError("the server closed the connection")
         finally:
             client.idle_done()
 
     def sweep(self, client: IMAPClient, uidvalidity: int, keywords: bool) -> int:
         """Store every message new since ``last_uid``; the number stored."""
         last_uid, known = self._bookkeeping(uidvalidity)
-        criteria: list[object] = ["UID", f"{last_uid + 1}:*", "NOT", "DELETED"]
-        if not known:
-            criteria.append("UNSEEN")
-        uids = sorted(u for u in client.search(criteria) if u > last_uid)
-        if not uids:
+        everything = sorted(u for u in client.search(["UID", f"{last_uid + 1}:*", "NOT", "DELETED"]) if u > last_uid)
+        if not everything:
+            if not known:
+                self._advance(uidvalidity, last_uid, 0)
             return 0
-        meta = client.fetch(uids, [b"RFC822.SIZE", b"FLAGS"])
-        finished: set[int] = set()
+        # The first look takes unseen mail only; what it leaves counts as finished.
+        uids = everything if known else sorted(set(client.search(["UNSEEN"])) & set(everything))
+        finished: set[int] = set(everything) - set(uids)
+        meta = client.fetch(uids, [b"RFC822.SIZE", b"FLAGS"]) if uids else {}
         stored = 0
         now = time.monotonic()
         for uid in uids:
@@ -250,11 +256,11 @@ class ImapReceiver:
                 self.deferred.pop(uid, None)
                 stored += outcome == "stored"
         new_last = last_uid
-        for uid in uids:  # the bookkeeping moves only over an unbroken run of finished messages
+        for uid in everything:  # the bookkeeping moves only over an unbroken run of finished messages
             if uid not in finished:
                 break
             new_last = uid
-        self._advance(new_last, stored)
+        self._advance(uidvalidity, new_last, stored)
         return stored
 
     def _take(self, client: IMAPClient, uid: int, size: int, keywords: bool) -> str:
@@ -289,10 +295,11 @@ class ImapReceiver:
         if refused or self.done.action == "flag":
             client.add_flags([uid], flags)
         elif self.done.action == "move":
+            target = folder_name(client, self.done.folder)
             if client.has_capability("MOVE"):
-                client.move([uid], self.done.folder)
+                client.move([uid], target)
             else:
-                client.copy([uid], self.done.folder)
+                client.copy([uid], target)
                 self._expunge(client, uid, flags)
         else:
             self._expunge(client, uid, flags)
@@ -308,25 +315,30 @@ class ImapReceiver:
     # -- what status shows, kept in the database -----------------------------------------
 
     def _bookkeeping(self, uidvalidity: int) -> tuple[int, bool]:
-        """(last finished UID, whether this folder was looked at before with this UIDVALIDITY)."""
+        """(last finished UID, whether a look at this folder with this UIDVALIDITY was completed)."""
 
         def work(session: Session) -> tuple[int, bool]:
             row = self._row(session)
-            if row.uidvalidity != uidvalidity:
-                if row.uidvalidity:
-                    log.warning("IMAP %s: UIDVALIDITY changed (%d -> %d): looking at unseen mail only",
-                                self.mailbox, row.uidvalidity, uidvalidity)
-                row.uidvalidity, row.last_uid = uidvalidity, 0
-                self.deferred.clear()
-                return 0, False
-            return row.last_uid, row.last_uid > 0
+            if row.uidvalidity == uidvalidity:
+                return row.last_uid, True
+            if row.uidvalidity:
+                log.warning("IMAP %s: UIDVALIDITY changed (%d -> %d): taking unseen mail only",
+                            self.mailbox, row.uidvalidity, uidvalidity)
+            self.deferred.clear()
+            return 0, False
 
         return self.db.run(work)
 
-    def _advance(self, last_uid: int, stored: int) -> None:
+    def _advance(self, uidvalidity: int, last_uid: int, stored: int) -> None:
+        """After a look: ``last_uid`` moves on; the UIDVALIDITY is noted only now, so a first look that
+        crashed halfway is done again as a first look (unseen mail only), not as a replay of the folder."""
+
         def work(session: Session) -> None:
             row = self._row(session)
-            row.last_uid = max(row.last_uid, last_uid)
+            if row.uidvalidity != uidvalidity:
+                row.uidvalidity, row.last_uid = uidvalidity, last_uid
+            else:
+                row.last_uid = max(row.last_uid, last_uid)
             row.stored += stored
 
         self.db.run(work)
@@ -391,13 +403,27 @@ def connect(endpoint: Endpoint, done: Done | None = None, timeout: float = 30.0)
             client.select_folder(endpoint.folder)
         except IMAPClientError as exc:
             raise ImapRefused(f"{endpoint}: cannot open the folder {endpoint.folder!r} ({_text(exc)})") from None
-        if done is not None and done.action == "move" and not client.folder_exists(done.folder):
-            client.create_folder(done.folder)
+        if done is not None and done.action == "move":
+            target = folder_name(client, done.folder)
+            try:
+                if not client.folder_exists(target):
+                    client.create_folder(target)
+            except IMAPClientError as exc:
+                raise ImapRefused(f"{endpoint}: cannot create the folder {target!r} for "
+                                  f"--imap-done ({_text(exc)})") from None
     except BaseException:
         with contextlib.suppress(Exception):
             client.shutdown()
         raise
     return client
+
+
+def folder_name(client: IMAPClient, folder: str) -> str:
+    """``Games/Done`` with the server's own hierarchy separator (Dovecot's maildir uses ``.``)."""
+    listed = client.list_folders("", "")  # LIST "" "": the separator alone (RFC 3501 6.3.8)
+    separator = listed[0][1] if listed and listed[0][1] else b"/"
+    sep = separator.decode() if isinstance(separator, bytes) else str(separator)
+    return folder.replace("/", sep)
 
 
 def check(settings: Settings) -> str:

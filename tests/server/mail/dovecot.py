@@ -12,6 +12,7 @@ install; with ``PBMSERV_REQUIRE_DOVECOT`` set (``.ci/run``) they fail instead.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shutil
@@ -56,8 +57,10 @@ def make_certificate(folder: Path, name: str = "cert") -> tuple[Path, Path]:
 class Dovecot:
     """One Dovecot instance with users made by :meth:`add_user`."""
 
-    def __init__(self) -> None:
+    def __init__(self, capabilities: str | None = None) -> None:
+        """``capabilities``: what the server announces instead of its own list (e.g. without IDLE)."""
         require_dovecot()
+        self.capabilities = capabilities
         # Under /tmp with 0755: Dovecot's processes run as other users and must reach it
         # (pytest's tmp_path lies under a 0700 folder).
         self.root = Path(tempfile.mkdtemp(prefix="pbmserv-dovecot-"))
@@ -130,6 +133,7 @@ service imap-login {{
   chroot =
 }}
 protocol imap {{
+  {f"imap_capability = {self.capabilities}" if self.capabilities else ""}
   mail_max_userip_connections = 50
   imap_idle_notify_interval = 1 secs
 }}
@@ -154,6 +158,8 @@ protocol imap {{
         raise AssertionError(f"dovecot did not listen: {self.log()[-2000:]}")
 
     def stop(self) -> None:
+        """Stop as a restart by the admin does: the master and every session it runs (IDLE ones too)."""
+        children = _children(self.proc.pid) if self.proc is not None else []
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -162,7 +168,11 @@ protocol imap {{
                 self.proc.kill()
                 self.proc.wait()
         self.proc = None
-        # Its children (imap, imap-login, auth) go with the master; wait for the ports to close.
+        # The sessions outlive a master stopped in the foreground here; a service restart ends them.
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        # Wait for the ports to close.
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and any(_listening(p) for p in (self.imap_port, self.imaps_port)):
             time.sleep(0.05)
@@ -192,6 +202,18 @@ protocol imap {{
         if starttls:
             return f"imap://{user}@{host}:{self.imap_port}/{folder}"
         return f"imaps://{user}@{host}:{self.imaps_port}/{folder}"
+
+
+def _children(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                stat = (entry / "stat").read_text()
+                if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+    return found
 
 
 def _listening(port: int) -> bool:
