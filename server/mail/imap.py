@@ -57,6 +57,9 @@ from server.store.database import Database
 from server.store.model import ImapState, utcnow
 
 log = logging.getLogger("pbmserv.imap")
+# IMAPClient's protocol log (-vv) would carry every message's text, the passwords of
+# commands included, and its INFO lines say "Connection closed" at every reconnection.
+logging.getLogger("imapclient").setLevel(logging.WARNING)
 #: Our keyword on a stored message (where the server keeps keywords: PERMANENTFLAGS has ``\*``).
 KEYWORD = b"$Pbmserv"
 SEEN = b"\\Seen"
@@ -141,9 +144,6 @@ class ImapReceiver:
         #: UID -> monotonic time before which a throttled message is not tried again.
         self.deferred: dict[int, float] = {}
         self.last_error = ""
-        # imaplib's line log (-vv) would carry every message's text, passwords of commands included.
-        # (and its INFO lines say "Connection closed" at every reconnection).
-        logging.getLogger("imapclient").setLevel(max(logging.getLogger("imapclient").level, logging.WARNING))
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -461,4 +461,8 @@ def describe(endpoint: Endpoint, exc: BaseException) -> str:
 
 
 def _text(exc: BaseException) -> str:
-    return " ".join(str(exc).split())[:300]
+    """The server's words in an exception, without the ``b'...'`` that IMAPClient leaves around them."""
+    text = str(exc)
+    if len(text) > 2 and text[0] == "b" and text[1] in "'\"" and text[-1] == text[1]:
+        text = text[2:-1]
+    return " ".join(text.split())[:300]

@@ -50,7 +50,7 @@ def _check_relay(settings: Settings) -> str:
     try:
         return relay.check(endpoint, socket.getfqdn())
     except (OSError, smtplib.SMTPException) as exc:
-        raise _Temporary(f"relay {endpoint}: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}") from None
+        raise _Temporary(f"{endpoint}: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}") from None
 
 
 def _check_imap(settings: Settings) -> str:
@@ -82,14 +82,14 @@ def check_mail(app) -> None:  # type: ignore[no-untyped-def]
     if not sides:
         raise click.UsageError("nothing to check: give --imap (PBMSERV_IMAP) and/or --relay (PBMSERV_RELAY)")
     code = 0
-    for _name, run in sides:
+    for name, run in sides:
         try:
             click.echo(f"ok      {run(settings)}")
         except MailConfigError as exc:
-            click.echo(f"FAILED  {exc}")
+            click.echo(f"FAILED  {name} {exc}")
             code = max(code, EX_CONFIG)
         except _Temporary as exc:
-            click.echo(f"FAILED  {exc} (try again later)")
+            click.echo(f"FAILED  {name} {exc} (try again later)")
             code = max(code, EX_TEMPFAIL)
     if settings.mail_from:
         click.echo(f"replies are sent from {settings.mail_from}")

@@ -99,6 +99,7 @@ ssl_key = <{self.key}
 ssl_min_protocol = TLSv1.2
 disable_plaintext_auth = yes
 auth_mechanisms = plain login
+auth_failure_delay = 0 secs
 default_login_user = {self.login_user}
 default_internal_user = {self.internal_user}
 first_valid_uid = 1
