@@ -25,7 +25,8 @@ class SubmissionHandler(SinkHandler):
         answer = await super().handle_DATA(server, session, envelope)
         with self.lock:
             login = session.auth_data.decode() if isinstance(session.auth_data, bytes) else ""
-            self.sessions.append((login, session.ssl is not None))
+            tls = session.ssl is not None or server.transport.get_extra_info("ssl_object") is not None
+            self.sessions.append((login, tls))
         return answer
 
 
@@ -48,7 +49,9 @@ class Submission(Sink):
             {"tls_context": context, "require_starttls": True} if offer_starttls else {})
         self.controller = Controller(self.handler, hostname="127.0.0.1", port=self.port,
                                      authenticator=authenticate, auth_required=True,
-                                     auth_require_tls=offer_starttls or implicit_tls, **tls)
+                                     # aiosmtpd counts only STARTTLS as TLS for this check: on
+                                     # the implicit-TLS port every byte is encrypted anyway.
+                                     auth_require_tls=offer_starttls and not implicit_tls, **tls)
 
     def url(self, host: str = "127.0.0.1") -> str:
         return f"{'smtps' if self.implicit_tls else 'smtp'}://{self.user}@{host}:{self.port}"
