@@ -91,8 +91,8 @@ def start_mailbox_server(url: str, dovecot: Dovecot, submission: Submission, **o
 
 
 @pytest.fixture
-def mailbox_server(sqlite_url: str, dovecot: Dovecot, submission: Submission,
+def mailbox_server(db_url: str, dovecot: Dovecot, submission: Submission,
                    mailbox_env: None) -> Iterator[MailboxRunning]:
-    server = start_mailbox_server(sqlite_url, dovecot, submission)
+    server = start_mailbox_server(db_url, dovecot, submission)
     yield MailboxRunning(server, submission, dovecot)
     server.stop()
