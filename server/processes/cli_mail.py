@@ -99,12 +99,18 @@ def check_mail(app) -> None:  # type: ignore[no-untyped-def]
     sys.exit(code)
 
 
+#: The receiver's states (server/mail/imap.py) as status says them.
+STATES = {"idle": "connected (IDLE)", "polling": "connected (polling)", "disconnected": "DISCONNECTED",
+          "connecting": "connecting"}
+
+
 def imap_status(session: Session, now: datetime) -> list[str]:
     """``pbmserv status``: each mailbox the receiver watches, its state and last error."""
     lines = []
     for row in session.scalars(select(ImapState).order_by(ImapState.mailbox)):
         since = max(0, int((now - row.since).total_seconds()))
-        lines.append(f"imap:              {row.mailbox} {row.state} for {_age(since)}, "
+        label = STATES.get(row.state, row.state)
+        lines.append(f"imap:              {row.mailbox} {label} for {_age(since)}, "
                      f"{row.stored} stored, last UID {row.last_uid}")
         if row.last_error:
             ago = int((now - row.last_error_at).total_seconds()) if row.last_error_at else 0

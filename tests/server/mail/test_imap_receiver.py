@@ -16,7 +16,8 @@ from imapclient import IMAPClient
 from sqlalchemy import select
 
 from server.mail import credentials
-from server.store.model import ImapState, Inbound
+from server.processes.cli_mail import imap_status
+from server.store.model import ImapState, Inbound, utcnow
 from tests.mailtools import make_mail
 from tests.server.mail.conftest import CLUB, PASSWORD, MailboxRunning, start_mailbox_server
 from tests.server.mail.dovecot import Dovecot
@@ -153,10 +154,30 @@ def test_dovecot_restarted_mid_idle(mailbox_server: MailboxRunning) -> None:
     assert state(run).state == "idle"
     run.dovecot.stop()
     wait_for(lambda: state(run).state == "disconnected", what="the receiver to notice")
-    assert "connection refused" in (state(run).last_error or "").lower() or state(run).last_error
+    wait_for(lambda: "connection refused" in (state(run).last_error or ""), what="the refused reconnection")
+    with run.db.transaction() as s:
+        shown = imap_status(s, utcnow())
+    assert shown[0].startswith(f"imap:              {run.dovecot.url('club').replace('/INBOX', '')}")
+    assert " DISCONNECTED for " in shown[0] and "1 stored" in shown[0]
+    assert shown[1].startswith("last imap error (") and shown[1].endswith(": connection refused")
     run.dovecot.start()
     # Mail that arrives after the restart is taken once the receiver is back (backoff at most 1 s here).
     out = run.mail(ALICE, "help")
     assert [m.rcpt_tos for m in out] == [[ALICE]]
     assert state(run).state == "idle"
     assert run.stored() == 2
+
+
+def test_a_throttled_message_waits_in_the_folder_and_blocks_only_the_bookkeeping(server_with) -> None:  # type: ignore[no-untyped-def]
+    run = server_with(rate_limit=1)
+    run.mail(ALICE, "signup alice apple1")
+    # alice's second mail this hour is over the limit: over SMTP a 450; here it stays unflagged.
+    run.dovecot.deliver("club", command("help"), ALICE, CLUB)
+    run.mail("bob@example.org", "signup bob banana2")  # later mail is not held up behind it
+    assert run.stored() == 2
+    flags = folder(run.dovecot)
+    assert [b"$Pbmserv" in f for f in flags.values()] == [True, False, True]
+    # The bookkeeping (written with the count, after the look) stops before the waiting message,
+    # so it is looked at again.
+    wait_for(lambda: state(run).stored == 2, what="the look's bookkeeping")
+    assert state(run).last_uid == 1

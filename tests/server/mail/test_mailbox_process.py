@@ -201,7 +201,7 @@ def test_secrets_appear_in_no_log_ps_or_status(sqlite_url: str, club: tuple[Dove
         status = run(pbmserv(sqlite_url, "status"))
         assert status.returncode == 0
         [line] = [x for x in status.stdout.splitlines() if x.startswith("imap:")]
-        assert f"{dovecot.url('club')} idle for" in line and "1 stored" in line
+        assert f"{dovecot.url('club')} connected (IDLE) for" in line and "1 stored" in line
         assert PASSWORD not in status.stdout
     finally:
         server.terminate()
