@@ -16,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from server.core.config import Settings
-from server.mail.credentials import MailConfigError, parse_relay
+from server.mail.credentials import MailConfigError, parse_relay, password
 from server.store.model import ImapState
 
 EX_TEMPFAIL = 75
@@ -27,7 +27,7 @@ def check_at_start(settings: Settings) -> None:
     """``serve``: settings that cannot work stop it now, with one line and exit 78 (via the CLI's
     error handler); a mailbox that is only unreachable for now is retried in the background."""
     if settings.relay:
-        parse_relay(settings.relay)
+        password(parse_relay(settings.relay))  # a login without a password would fail at every delivery
     if not settings.imap:
         return
     from server.mail import imap

@@ -172,6 +172,14 @@ def test_an_untrusted_certificate_is_one_line_and_exit_78(sqlite_url: str, club:
                                                      f"does not check out")
 
 
+def test_a_submission_login_without_a_password_stops_serve(sqlite_url: str, club: tuple[Dovecot, Submission]) -> None:
+    _, submission = club
+    done = run(pbmserv(sqlite_url, "serve", relay=submission.url()), PBMSERV_RELAY_PASSWORD=None)
+    assert done.returncode == 78
+    assert done.stderr.splitlines() == [
+        f"pbmserv: {submission.url()}: no password; set PBMSERV_RELAY_PASSWORD or PBMSERV_RELAY_PASSWORD_FILE"]
+
+
 def test_a_password_in_the_url_is_refused_and_not_shown(sqlite_url: str, club: tuple[Dovecot, Submission]) -> None:
     dovecot, _ = club
     url = f"imaps://club:{PASSWORD.replace(' ', '%20')}@127.0.0.1:{dovecot.imaps_port}/INBOX"
