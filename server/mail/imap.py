@@ -155,6 +155,7 @@ class ImapReceiver:
         self.stopping.set()
         if self.thread is not None:
             self.thread.join(timeout=15)
+            self._set_state("stopped")  # status must not show a stopped server as connected
 
     def run(self) -> None:
         """Connect, watch, and on any failure wait (1 s, doubling up to ``imap_backoff_max``) and reconnect."""

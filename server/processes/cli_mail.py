@@ -101,7 +101,7 @@ def check_mail(app) -> None:  # type: ignore[no-untyped-def]
 
 #: The receiver's states (server/mail/imap.py) as status says them.
 STATES = {"idle": "connected (IDLE)", "polling": "connected (polling)", "disconnected": "DISCONNECTED",
-          "connecting": "connecting"}
+          "connecting": "connecting", "stopped": "stopped (no serve reads it)"}
 
 
 def imap_status(session: Session, now: datetime) -> list[str]:

@@ -365,7 +365,7 @@ class ImapState(Base):
     mailbox: Mapped[str] = mapped_column(String(400), primary_key=True)
     uidvalidity: Mapped[int] = mapped_column(Integer, default=0)
     last_uid: Mapped[int] = mapped_column(Integer, default=0)
-    #: "connecting", "idle", "polling" or "disconnected".
+    #: "connecting", "idle", "polling", "disconnected" or "stopped".
     state: Mapped[str] = mapped_column(String(20), default="connecting")
     since: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)

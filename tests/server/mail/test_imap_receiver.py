@@ -166,6 +166,9 @@ def test_dovecot_restarted_mid_idle(mailbox_server: MailboxRunning) -> None:
     assert [m.rcpt_tos for m in out] == [[ALICE]]
     assert state(run).state == "idle"
     assert run.stored() == 2
+    assert run.server.imap is not None
+    run.server.imap.stop()  # what Server.stop does first
+    assert state(run).state == "stopped"
 
 
 def test_a_throttled_message_waits_in_the_folder_and_blocks_only_the_bookkeeping(server_with) -> None:  # type: ignore[no-untyped-def]
