@@ -45,8 +45,19 @@ def require_dovecot() -> None:
     pytest.skip(message)
 
 
+def require_openssl() -> None:
+    """Skip (or, under CI, fail) without the openssl tool (Dovecot's package brings it)."""
+    if shutil.which("openssl"):
+        return
+    message = "the TLS tests need the openssl tool (apt-get install openssl)"
+    if os.environ.get("PBMSERV_REQUIRE_DOVECOT"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 def make_certificate(folder: Path, name: str = "cert") -> tuple[Path, Path]:
     """A throw-away self-signed certificate for 127.0.0.1 and localhost: (certificate, key)."""
+    require_openssl()
     cert, key = folder / f"{name}.pem", folder / f"{name}.key"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
                     "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",

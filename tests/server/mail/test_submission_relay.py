@@ -19,15 +19,16 @@ from server.store.model import Outbox
 from tests.mailtools import make_mail, send
 from tests.server.conftest import ADDRESS, Running, start_server
 from tests.server.mail.conftest import PASSWORD
-from tests.server.mail.dovecot import make_certificate, require_dovecot
+from tests.server.mail.dovecot import make_certificate
 from tests.server.mail.submission import Submission
 
 ALICE = "alice@example.org"
+# aiosmtpd warns of AUTH without STARTTLS on the implicit-TLS port, where every byte is TLS already.
+pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
 
 
 @pytest.fixture
 def certificate(tmp_path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    require_dovecot()  # openssl comes with it
     cert, key = make_certificate(tmp_path)
     monkeypatch.setenv("SSL_CERT_FILE", str(cert))
     monkeypatch.setenv("PBMSERV_RELAY_PASSWORD", PASSWORD)
@@ -82,7 +83,6 @@ def test_from_is_the_envelope_and_the_header_when_the_provider_insists(provider,
     assert run.server.settings.is_ours("club.account@provider.example") and run.server.settings.is_ours(ADDRESS)
 
 
-@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
 def test_a_server_without_starttls_never_gets_the_password(provider, serve) -> None:  # type: ignore[no-untyped-def]
     sink = provider(offer_starttls=False)  # it would even take AUTH in the clear
     with pytest.raises(RelayRefused, match="does not offer STARTTLS; refusing to send the password"):
@@ -122,7 +122,6 @@ def first_failure(run: Running, timeout: float = 15.0) -> Outbox:
 
 
 def test_the_submission_certificate_is_checked(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    require_dovecot()
     cert, key = make_certificate(tmp_path, "provider")
     other, _ = make_certificate(tmp_path, "other")
     monkeypatch.setenv("SSL_CERT_FILE", str(other))  # trusts another certificate, not the provider's
