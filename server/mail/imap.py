@@ -212,11 +212,14 @@ class ImapReceiver:
         client.idle()
         try:
             deadline = time.monotonic() + min(self._wait_limit(), MAX_IDLE)
+            quick = 0
             while not self.stopping.is_set() and time.monotonic() < deadline:
                 started = time.monotonic()
                 responses = client.idle_check(timeout=1)
-                if not responses and time.monotonic() - started < 0.5:
-                    # IMAPClient reads EOF as "no responses" at once: the server has gone away.
+                # IMAPClient reads EOF as "no responses", at once and every time: the server has
+                # gone away.  (Once can be a TLS record without data, a session ticket.)
+                quick = quick + 1 if not responses and time.monotonic() - started < 0.5 else 0
+                if quick >= 3:
                     raise ConnectionError("the server closed the connection")
                 if any(isinstance(r, tuple) and len(r) > 1 and r[1] in (b"EXISTS", b"RECENT") for r in responses):
                     return
