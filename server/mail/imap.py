@@ -62,6 +62,8 @@ log = logging.getLogger("pbmserv.imap")
 logging.getLogger("imapclient").setLevel(logging.WARNING)
 #: Our keyword on a stored message (where the server keeps keywords: PERMANENTFLAGS has ``\*``).
 KEYWORD = b"$Pbmserv"
+#: ... and on one refused (over the size cap, broken header): left in the folder for the admin to find.
+REFUSED = b"$PbmservRefused"
 SEEN = b"\\Seen"
 DELETED = b"\\Deleted"
 #: Header fields that may name the address a message was delivered to (a reply address among them).
@@ -250,7 +252,7 @@ class ImapReceiver:
                 continue
             if self.deferred.get(uid, 0) > now:
                 continue
-            if KEYWORD in meta[uid].get(b"FLAGS", ()):
+            if {KEYWORD, REFUSED} & set(meta[uid].get(b"FLAGS", ())):
                 # Flagged only after its commit: stored already, the bookkeeping lagged behind (a crash).
                 finished.add(uid)
                 continue
@@ -295,7 +297,7 @@ class ImapReceiver:
 
     def _finish(self, client: IMAPClient, uid: int, keywords: bool, refused: bool = False) -> None:
         """After the commit: flag, move or delete (a refused message is only flagged, for the admin to see)."""
-        flags = [SEEN, KEYWORD] if keywords else [SEEN]
+        flags = [SEEN, REFUSED if refused else KEYWORD] if keywords else [SEEN]
         if refused or self.done.action == "flag":
             client.add_flags([uid], flags)
         elif self.done.action == "move":

@@ -128,6 +128,8 @@ def test_an_oversized_message_is_left_flagged_and_not_stored(server_with) -> Non
     assert run.stored() == 1
     flags = folder(run.dovecot)
     assert len(flags) == 2 and all(b"\\Seen" in f for f in flags.values())
+    # The admin finds it by its keyword: refused, not stored.
+    assert [b"$PbmservRefused" in f for f in flags.values()] == [True, False]
     assert state(run).last_uid == 2
 
 
