@@ -127,6 +127,6 @@ class Settings:
 
     def is_ours(self, address: str) -> bool:
         """One of our addresses, or a plus-tagged form of one (a reply address)."""
-        own = {a.lower() for a in [*self.addresses, *([self.mail_from] if self.mail_from else [])]}
+        own = {a.lower() for a in self.addresses} | ({self.mail_from.lower()} if self.mail_from else set())
         address = address.strip().strip("<>").lower()
         return address in own or split_tag(address, self.recipient_delimiter)[0] in own
