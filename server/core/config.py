@@ -121,10 +121,6 @@ class Settings:
     def listen_hostport(self) -> tuple[str, int]:
         return parse_hostport(self.listen, 8025)
 
-    @property
-    def relay_hostport(self) -> tuple[str, int] | None:
-        return parse_hostport(self.relay, 25) if self.relay else None
-
     def is_ours(self, address: str) -> bool:
         """One of our addresses, or a plus-tagged form of one (a reply address)."""
         own = {a.lower() for a in self.addresses} | ({self.mail_from.lower()} if self.mail_from else set())
