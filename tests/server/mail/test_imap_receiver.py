@@ -186,3 +186,11 @@ def test_a_throttled_message_waits_in_the_folder_and_blocks_only_the_bookkeeping
     # so it is looked at again.
     wait_for(lambda: state(run).stored == 2, what="the look's bookkeeping")
     assert state(run).last_uid == 1
+
+
+def test_imap_with_starttls_on_port_143(dovecot: Dovecot, server_with) -> None:  # type: ignore[no-untyped-def]
+    run = server_with(imap=dovecot.url("club", starttls=True), imap_done="delete")
+    out = run.mail(ALICE, "signup alice apple1")
+    assert [m.rcpt_tos for m in out] == [[ALICE]]
+    assert state(run).mailbox == f"imap://club@127.0.0.1:{dovecot.imap_port}/INBOX"
+    wait_for(lambda: not folder(dovecot), what="the INBOX to empty")
