@@ -30,7 +30,7 @@ def check_at_start(settings: Settings) -> None:
         password(parse_relay(settings.relay))  # a login without a password would fail at every delivery
     if not settings.imap:
         return
-    from server.mail import imap
+    from server.mail import imap_login as imap
 
     try:
         line = imap.check(settings)
@@ -54,7 +54,7 @@ def _check_relay(settings: Settings) -> str:
 
 
 def _check_imap(settings: Settings) -> str:
-    from server.mail import imap
+    from server.mail import imap_login as imap
 
     try:
         return imap.check(settings)
