@@ -150,8 +150,8 @@ def test_a_server_without_idle_is_polled(sqlite_url: str, submission: Submission
         plain.close()
 
 
-def test_dovecot_restarted_mid_idle(mailbox_server: MailboxRunning) -> None:
-    run = mailbox_server
+def test_dovecot_restarted_mid_idle(server_with) -> None:  # type: ignore[no-untyped-def]
+    run = server_with()
     run.mail(ALICE, "signup alice apple1")
     assert state(run).state == "idle"
     run.dovecot.stop()
