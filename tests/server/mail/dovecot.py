@@ -156,13 +156,18 @@ protocol imap {{
         (self.root / "users").write_text(
             "".join(f"{u}:{{PLAIN}}{p}::::::\n" for u, p in self.users.items()))
 
-    def start(self, timeout: float = 20.0) -> Dovecot:
+    def start(self, timeout: float = 20.0, tries: int = 3) -> Dovecot:
         self.proc = subprocess.Popen([DOVECOT, "-F", "-c", str(self.config)], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                if "in use" in err + self.log() and tries > 1 and self.proc.returncode:
+                    # Another test took a free port between our pick and Dovecot's bind: pick again.
+                    self.imaps_port, self.imap_port = free_port(), free_port()
+                    self.config.write_text(self._config())
+                    return self.start(timeout, tries - 1)
                 raise AssertionError(f"dovecot exited with {self.proc.returncode}: {err}\n{self.log()[-2000:]}")
             if all(_listening(p) for p in (self.imap_port, self.imaps_port)):
                 return self
