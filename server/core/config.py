@@ -48,7 +48,20 @@ class Settings:
     addresses: list[str] = field(default_factory=lambda: ["pbmserv@localhost"])
     listen: str = "127.0.0.1:8025"
     lmtp: bool = False
+    #: ``host:port`` (plain SMTP), ``smtp://USER@HOST:587`` (STARTTLS + AUTH) or ``smtps://USER@HOST:465``.
     relay: str | None = None
+    #: Envelope sender and From of replies, when the submission server insists on its account's
+    #: own address (``--from``); None: the first of ``addresses``.
+    mail_from: str | None = None
+    #: ``imaps://USER@HOST[:PORT]/FOLDER`` (or ``imap://``, STARTTLS): read mail from a mailbox.
+    imap: str | None = None
+    #: What becomes of a mailbox message once stored: "flag" (\Seen and $Pbmserv),
+    #: "move:FOLDER" or "delete".
+    imap_done: str = "flag"
+    #: Seconds between looks at a mailbox without IDLE; also the longest IDLE before a fresh look.
+    imap_poll: float = 60.0
+    #: Longest wait between reconnection attempts (the wait doubles from one second up to it).
+    imap_backoff_max: float = 300.0
     max_size: int = 1024 * 1024
     #: Messages one envelope sender may send per hour before we answer 450.
     rate_limit: int = 300
@@ -96,6 +109,11 @@ class Settings:
         return self.addresses[0]
 
     @property
+    def sender_address(self) -> str:
+        """Envelope sender and From of replies: ``--from``, else our first address."""
+        return self.mail_from or self.address
+
+    @property
     def domain(self) -> str:
         return self.address.rpartition("@")[2] or "localhost"
 
@@ -103,12 +121,8 @@ class Settings:
     def listen_hostport(self) -> tuple[str, int]:
         return parse_hostport(self.listen, 8025)
 
-    @property
-    def relay_hostport(self) -> tuple[str, int] | None:
-        return parse_hostport(self.relay, 25) if self.relay else None
-
     def is_ours(self, address: str) -> bool:
         """One of our addresses, or a plus-tagged form of one (a reply address)."""
-        own = {a.lower() for a in self.addresses}
+        own = {a.lower() for a in self.addresses} | ({self.mail_from.lower()} if self.mail_from else set())
         address = address.strip().strip("<>").lower()
         return address in own or split_tag(address, self.recipient_delimiter)[0] in own

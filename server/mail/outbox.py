@@ -20,6 +20,8 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
 
 from server.core.config import Settings
+from server.mail import relay as submission
+from server.mail.credentials import MailConfigError, parse_relay
 from server.mail.quota import outbound_room
 from server.store.database import Database, worker_name
 from server.store.model import Outbox, utcnow
@@ -82,19 +84,23 @@ class Deliverer:
         jobs = self.claim()
         if not jobs:
             return 0
-        relay = self.settings.relay_hostport
-        if relay is None:
+        if not self.settings.relay:
             self._release(jobs)
             return 0
         sent: list[int] = []
         failure = None
         try:
-            with smtplib.SMTP(relay[0], relay[1], local_hostname=self.helo_name, timeout=30) as smtp:
+            # Plain host:port, or a provider's submission server with TLS and login (server/mail/relay.py).
+            relay = parse_relay(self.settings.relay)
+            with submission.connect(relay, self.helo_name, timeout=30) as smtp:
                 for job in jobs:
                     if self._send(smtp, job):
                         sent.append(job.id)
+        except MailConfigError as exc:
+            # A refused login or certificate: retried with the same backoff (the admin may fix it meanwhile).
+            failure = str(exc)
         except (OSError, smtplib.SMTPException) as exc:
-            failure = f"relay {relay[0]}:{relay[1]}: {exc}"
+            failure = f"relay {relay}: {exc}"
         finally:
             # One transaction for the batch, not one per mail (py-spy: the
             # per-mail marks were a fifth of the deliverer's time).  Marked

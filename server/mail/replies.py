@@ -54,7 +54,7 @@ def board_root(settings: Settings, game: str, number: int) -> str:
 
 def compose(settings: Settings, mail: Mail) -> EmailMessage:
     msg = EmailMessage()
-    msg["From"] = f"pbmserv <{settings.address}>"
+    msg["From"] = f"pbmserv <{settings.sender_address}>"
     msg["To"] = ", ".join(mail.to)
     msg["Subject"] = mail.subject
     if mail.reply_to:
@@ -115,7 +115,7 @@ def render(settings: Settings, mail: Mail) -> bytes:
     if mail.in_reply_to:
         refs.append(mail.in_reply_to)
     headers = [
-        ("From", f"pbmserv <{settings.address}>"),
+        ("From", f"pbmserv <{settings.sender_address}>"),
         ("To", ", ".join(mail.to)),
         ("Subject", mail.subject),
         *([("Reply-To", mail.reply_to)] if mail.reply_to else []),
@@ -167,7 +167,7 @@ def queue(session: Session, settings: Settings, mail: Mail) -> Outbox | None:
     if strangers:
         mail.pictures = []  # no images for an address without an account: short means short
     row = Outbox(
-        envelope_from=settings.address,
+        envelope_from=settings.sender_address,
         recipients=list(mail.to),
         subject=mail.subject[:400],
         # CRLF on the wire: smtplib sends bytes as they are.

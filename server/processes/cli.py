@@ -43,7 +43,11 @@ def explain(exc: BaseException, settings: Settings | None) -> tuple[int, str]:
     """One line for the admin and an exit code (75: trying again later may help)."""
     from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
+    from server.mail.credentials import MailConfigError
+
     url = safe_url(settings.database_url) if settings else "the database"
+    if isinstance(exc, MailConfigError):  # a mailbox setting, login or certificate: the admin must act
+        return EX_CONFIG, str(exc)
     if isinstance(exc, CommandError | games.GameError):
         return 1, str(exc).splitlines()[0]
     if isinstance(exc, ArgumentError | NoSuchModuleError):
@@ -113,7 +117,21 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
 @click.option("--address", "addresses", envvar="PBMSERV_ADDRESS", multiple=True, callback=_split_addresses,
               help="Our own address (repeatable; env: space-separated). Only these are accepted as RCPT; "
                    "the first is the From of every reply.  [default: pbmserv@localhost]")
-@click.option("--relay", envvar="PBMSERV_RELAY", default=None, help="host[:port] of the smarthost replies go to.")
+@click.option("--relay", envvar="PBMSERV_RELAY", default=None,
+              help="Where replies go: host[:port] of a smarthost (plain SMTP), or a provider's submission "
+                   "server smtp://USER@HOST:587 (STARTTLS required) or smtps://USER@HOST:465; the password "
+                   "from PBMSERV_RELAY_PASSWORD or the file named by PBMSERV_RELAY_PASSWORD_FILE.")
+@click.option("--from", "mail_from", envvar="PBMSERV_FROM", default=None,
+              help="Envelope sender and From of replies, when the submission server insists on its "
+                   "account's own address.  [default: the first --address]")
+@click.option("--imap", envvar="PBMSERV_IMAP", default=None,
+              help="Read mail from a mailbox: imaps://USER@HOST[:PORT]/FOLDER, or imap://... with STARTTLS; "
+                   "the password from PBMSERV_IMAP_PASSWORD or the file named by PBMSERV_IMAP_PASSWORD_FILE.")
+@click.option("--imap-done", envvar="PBMSERV_IMAP_DONE", default="flag", show_default=True,
+              help="What becomes of a mailbox message once stored: flag (\\Seen and $Pbmserv), "
+                   "move:FOLDER or delete.")
+@click.option("--imap-poll", envvar="PBMSERV_IMAP_POLL", type=float, default=60.0, show_default=True,
+              help="Seconds between looks at a mailbox whose server has no IDLE.")
 @click.option("--listen", envvar="PBMSERV_LISTEN", default="127.0.0.1:8025", show_default=True,
               help="host:port the listener binds.")
 @click.option("--max-size", envvar="PBMSERV_MAX_SIZE", type=int, default=1024 * 1024, show_default=True,
@@ -157,7 +175,8 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               help="A picture of the board in board mails (players may still turn theirs off).")
 @click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
 @click.pass_context
-def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None, listen: str,
+def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None,
+         mail_from: str | None, imap: str | None, imap_done: str, imap_poll: float, listen: str,
          max_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float,
          lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, max_connections: int,
          max_connections_per_peer: int, idle_timeout: float, unknown_backlog: int, unknown_per_minute: int,
@@ -181,7 +200,8 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
                            replies_per_recipient_day=replies_per_day,
                            replies_per_stranger_day=stranger_replies_per_day,
                            recipient_delimiter=recipient_delimiter or "+", web_url=web_url,
-                           pictures=pictures), verbose)
+                           pictures=pictures, mail_from=mail_from, imap=imap, imap_done=imap_done,
+                           imap_poll=imap_poll), verbose)
 
 
 @main.command()
@@ -213,6 +233,9 @@ def serve(app: App, lmtp: bool, workers: int | None) -> None:
     if not app.settings.relay:
         click.echo("warning: no --relay (PBMSERV_RELAY): replies are stored and wait until a relay is "
                    "given", err=True)
+    from server.processes.cli_mail import check_at_start
+
+    check_at_start(app.settings)  # a wrong mailbox setting, password or certificate: one line, exit 78
     server = Server(app.settings, app.db)
     try:
         server.start()
@@ -614,6 +637,10 @@ def status(app: App) -> None:
                        f"{(last_out.last_error or '')[:100]}")
         if last_in is None and last_out is None:
             click.echo("last error:        none")
+        from server.processes.cli_mail import imap_status
+
+        for line in imap_status(session, now):
+            click.echo(line)
 
 
 
@@ -655,8 +682,10 @@ def remind(app: App, now_text: str | None, dry_run: bool) -> None:
 
 
 def _register_picture_commands() -> None:
+    from server.processes.cli_mail import check_mail
     from server.processes.cli_pictures import draw, user_pictures, web
 
+    main.add_command(check_mail)
     main.add_command(draw)
     main.add_command(web)
     user.add_command(user_pictures)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from server.core.config import Settings
+from server.mail.imap import ImapReceiver
 from server.mail.listener import InboundHandler, Listener
 from server.mail.outbox import Deliverer
 from server.processes.worker import Worker
@@ -108,6 +109,9 @@ class Server:
             self.inbound_ready = threading.Event()
             self.outbox_ready = threading.Event()
         self.listener = Listener(InboundHandler(self.db, settings, self.inbound_ready.set), settings)
+        # A mailbox read over IMAP (issue 31) stores through the listener's own store thread.
+        self.imap = (ImapReceiver(self.db, settings, self.listener.handler.store.submit)
+                     if settings.imap else None)
 
     def start(self) -> None:
         self.worker.count_crashed()
@@ -121,6 +125,8 @@ class Server:
             self._spawn(self._work_loop, "pbmserv-worker")
             self._spawn(self._deliver_loop, "pbmserv-deliver")
         self.listener.start()
+        if self.imap is not None:
+            self.imap.start()
         host, port = self.settings.listen_hostport
         log.info("listening on %s:%d (%s), database %s, %s", host, port, "LMTP" if self.settings.lmtp else "SMTP",
                  self.db.engine.url.render_as_string(hide_password=True),
@@ -135,6 +141,8 @@ class Server:
         self.stopping.set()
         self.inbound_ready.set()
         self.outbox_ready.set()
+        if self.imap is not None:
+            self.imap.stop()
         self.listener.stop()
         self.listener.handler.close()
         for thread in self.threads:

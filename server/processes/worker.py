@@ -95,7 +95,7 @@ class Worker:
         self.on_claim = on_claim
         self.settings = settings
         self.name = name or worker_name()
-        self.own = {a.lower() for a in settings.addresses}
+        self.own = {a.lower() for a in [*settings.addresses, settings.sender_address]}
         #: The message being applied (set once claimed): what a failure is counted against.
         self.current: int | None = None
         self.queue = FairQueue(settings.unknown_per_minute)

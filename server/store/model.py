@@ -347,3 +347,28 @@ class ServerSecret(Base):
     value: Mapped[str] = mapped_column(String(128))
     previous: Mapped[str | None] = mapped_column(String(128), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class ImapState(Base):
+    """What the IMAP receiver (server/mail/imap.py) knows of one mailbox folder.
+
+    ``last_uid`` is the highest UID below which every message was stored and
+    then flagged or moved: after a crash the receiver looks again from there,
+    and a message stored but not yet flagged is stored once more and dropped
+    by the inbound dedupe.  ``state`` and ``last_error`` are what
+    ``pbmserv status`` shows, since the receiver runs in another process.
+    """
+
+    __tablename__ = "imap_state"
+
+    #: The mailbox as shown (``imaps://user@host:993/INBOX``): no secret in it.
+    mailbox: Mapped[str] = mapped_column(String(400), primary_key=True)
+    uidvalidity: Mapped[int] = mapped_column(Integer, default=0)
+    last_uid: Mapped[int] = mapped_column(Integer, default=0)
+    #: "connecting", "idle", "polling", "disconnected" or "stopped".
+    state: Mapped[str] = mapped_column(String(20), default="connecting")
+    since: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    last_error_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: Messages stored from this folder since the state row was made.
+    stored: Mapped[int] = mapped_column(Integer, default=0)
