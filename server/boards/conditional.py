@@ -93,27 +93,28 @@ def check(game: Game, state: Any, owner: int, lines: list[str], spell: Spell) ->
     does not end with the owner's answer (it would answer nothing).
     """
     if owner_first(game, state, owner):
-        raise TreeRefused(1, lines[0] if lines else "", "it is your move now: play it first; conditional "
+        raise TreeRefused(1, lines[0] if lines else "", "It is your move now: play it first; conditional "
                           "moves answer the others' moves")
     if len(lines) > MAX_BRANCHES:
         raise TreeRefused(MAX_BRANCHES + 1, lines[MAX_BRANCHES],
-                          f"a tree holds at most {MAX_BRANCHES} lines; this one has {len(lines)}")
+                          f"A tree holds at most {MAX_BRANCHES} lines; this one has {len(lines)}")
     root: Tree = {}
     # The positions met so far, by path: shared beginnings are played once.
     seen: dict[tuple[str, ...], Any] = {(): state}
     for number, line in enumerate(lines, start=1):
         moves = line_moves(line)
         if not moves:
-            raise TreeRefused(number, line, "it holds no move")
+            raise TreeRefused(number, line, "It holds no move")
         if len(moves) > MAX_DEPTH:
-            raise TreeRefused(number, line, f"it has {len(moves)} moves; a line holds at most {MAX_DEPTH}")
+            raise TreeRefused(number, line, f"It has {len(moves)} moves; a line holds at most {MAX_DEPTH}")
         node, path, here = root, (), state
         seat: int | None = None
         for move in moves:
             seat = game.to_move(here)
-            before = " ".join(path) or "the present position"
+            before = " ".join(path)
+            where = f"after {before}" if path else "now"
             if seat is None:
-                raise TreeRefused(number, line, f"the game is over after {before}, so {move} cannot follow")
+                raise TreeRefused(number, line, f"The game is over after {before}, so {move} cannot follow")
             word = move.lower()
             if word in SERVER_WORDS or word == "swap":
                 why = ("a swap changes sides, and that clears conditional moves" if word == "swap" else
@@ -122,17 +123,18 @@ def check(game: Game, state: Any, owner: int, lines: list[str], spell: Spell) ->
             try:
                 after = game.play(here, seat, move)
             except GameError as exc:
-                raise TreeRefused(number, line, f"{move} is not legal after {before}: {exc}") from None
+                reason = str(exc).rstrip(".")
+                raise TreeRefused(number, line, f"{move} is not legal {where}: {reason}") from None
             key = spell(game, here, seat, move, after)
             if seat == owner and node and key not in node:
                 other = next(iter(node))
-                raise TreeRefused(number, line, f"after {before} your answer is {other} on an earlier "
+                raise TreeRefused(number, line, f"After {before} your answer is {other} on an earlier "
                                   f"line and {key} here: give one answer to each position")
             node = node.setdefault(key, {})
             path = (*path, key)
             here = seen.setdefault(path, after)
         if seat != owner:
-            raise TreeRefused(number, line, f"it ends with {moves[-1]}, which is not your move: end every "
+            raise TreeRefused(number, line, f"It ends with {moves[-1]}, which is not your move: end every "
                               "line with your answer")
     return Checked(root, len(list(paths(root))))
 

@@ -58,7 +58,7 @@ class Conditional(BoardCommand):
         except conditional.TreeRefused as exc:
             raise CommandError(
                 "Your conditional moves are refused, and nothing of this mail is stored.\n"
-                f"Line {exc.number}: {exc.line}\n{exc.why[:1].upper()}{exc.why[1:]}.",
+                f"Line {exc.number}: {exc.line}\n{exc.why}.",
                 board=board, title=game.title) from None
         pending = dict(board.pending or {})
         queue = dict(pending.get("queue", {}))
