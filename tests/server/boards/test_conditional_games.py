@@ -48,7 +48,7 @@ def flat(text: str) -> str:
 def random_line(game: games.Game, seed: int, plies: int) -> list[tuple[int, str]]:
     """``plies`` random legal moves from the start (no swap: a swap clears trees), the game still on."""
     rng = random.Random(seed)
-    for attempt in range(50):
+    for _attempt in range(50):
         state = game.start(game.parse_options([]), game.players)
         line: list[tuple[int, str]] = []
         while len(line) < plies and (seat := game.to_move(state)) is not None:
