@@ -28,6 +28,7 @@ USAGE = "conditional BOARD USERID PASSWORD [list | clear], the branches one a li
 class Conditional(BoardCommand):
     name = "conditional"
     abbrev = 4
+    private_from = 3  # a branch typed after the password: its owner's alone, never logged
     argument_description = "BOARD USERID PASSWORD [list | clear] (branches: one a line in the body)"
     description = ("Answers to the others' next moves, played for you at once: one branch a line, in turn "
                    "order (C3 E5 G7 A1 = if C3 then E5, then if G7 then A1); see 'help conditional'.")

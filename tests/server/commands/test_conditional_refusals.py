@@ -8,6 +8,9 @@ tree cleared by a take-back and by a resignation, and the reply form.
 
 from __future__ import annotations
 
+import logging
+
+import pytest
 from sqlalchemy import select
 
 from server.store.model import Board
@@ -116,3 +119,15 @@ def test_take_back_and_resignation_clear_the_trees(players: Running) -> None:
     with run.db.transaction() as s:
         board = s.scalars(select(Board)).one()
         assert board.status == "finished" and "conditional" not in board.pending
+
+
+def test_trees_never_reach_the_log(players: Running, caplog: pytest.LogCaptureFixture) -> None:
+    run = board_101(players)
+    with caplog.at_level(logging.INFO):  # (DEBUG is aiosmtpd dumping every mail, passwords too)
+        run.mail("bob@example.org", f"{BOB} if a1 then b2", "c3 b1\n")
+        run.mail("bob@example.org", BOB, "a1 b2 a1 c3")  # refused: the reason names the line, to bob only
+        run.mail("alice@example.org", "tictactoe move 101 alice apple1 c3#1")
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "tictactoe conditional 101 bob ******** (4 private words)" in logged  # the line is logged, cut
+    for secret in ("if a1 then b2", "c3 b1", "a1 b2 a1 c3", "a1 b2"):
+        assert secret not in logged
