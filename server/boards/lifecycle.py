@@ -155,8 +155,8 @@ def resign_state(ctx: Context, board: Board, game: Game, state: Any, seat: int, 
     Conditional trees are cleared either way: they were checked against a
     turn order that no longer holds.
     """
-    user = boards.seat_users(board)[seat].userid
-    for owner, note in conditional.clear_all(board, f"{user} resigned").items():
+    # "alice forfeited: no move for 22 days" -> "alice forfeited"
+    for owner, note in conditional.clear_all(board, reason.split(":")[0]).items():
         if private is not None and owner != seat:
             add_note(private, owner, note)
     pending = dict(board.pending or {})
