@@ -29,3 +29,18 @@ def test_a_forfeit_clears_the_trees_and_play_goes_on(players: Running) -> None:
     with run.db.transaction() as s:
         board = s.scalars(select(Board).where(Board.game == "trimac")).one()
         assert board.status == "active" and "conditional" not in board.pending
+
+
+def test_a_swap_clears_the_trees(players: Running) -> None:
+    run = players
+    run.mail("alice@example.org", "warpandweft challenge alice bob")
+    run.mail("alice@example.org", "warpandweft move 101 alice apple1 C9#1")
+    out = run.mail("alice@example.org", "warpandweft conditional 101 alice apple1", "O7 K9\n")
+    assert "Your conditional moves (1 line) are stored." in flat(out[0].text)
+    mails = run.mail("bob@example.org", "warpandweft swap 101 bob banana2")
+    to = {m.rcpt_tos[0].split("@")[0]: m.text for m in mails}
+    assert "Your conditional moves are cleared: bob swapped sides." in flat(to["alice"])
+    assert "conditional" not in to["bob"]
+    with run.db.transaction() as s:
+        board = s.scalars(select(Board).where(Board.game == "warpandweft")).one()
+        assert board.ply == 2 and board.to_move == 0 and "conditional" not in board.pending
