@@ -14,6 +14,8 @@ import pytest
 from sqlalchemy import select
 
 from server.store.model import Board
+from tests.client_replies import iphone
+from tests.mailtools import send
 from tests.server.commands.test_commands_more import flat, refused, stored, to
 from tests.server.conftest import Running
 
@@ -131,3 +133,19 @@ def test_trees_never_reach_the_log(players: Running, caplog: pytest.LogCaptureFi
     assert "tictactoe conditional 101 bob ******** (4 private words)" in logged  # the line is logged, cut
     for secret in ("if a1 then b2", "c3 b1", "a1 b2 a1 c3", "a1 b2"):
         assert secret not in logged
+
+
+def test_a_tree_by_reply_in_the_friendly_form(players: Running) -> None:
+    """Hitting Reply on the board mail: "if a1 then b2" on the first line, one more branch below it."""
+    new = players.mail("alice@example.org", "tictactoe challenge alice bob")
+    board_mail = to(new, "bob")[0]
+    raw = iphone(board_mail, "bob@example.org", "if a1 then b2\nif c3 then b1")
+    before = len(players.sink.messages)
+    send(players.port, raw, sender="bob@example.org", to=str(board_mail.message["Reply-To"]))
+    players.quiesce()
+    out = players.sink.messages[before:]
+    assert [m.rcpt_tos for m in out] == [["bob@example.org"]]
+    assert "Your conditional moves (2 lines) are stored." in flat(out[0].text)
+    assert stored(players)["pending"] == {"conditional": {"1": {"a1": {"b2": {}}, "c3": {"b1": {}}}}}
+    mails = players.mail("alice@example.org", "tictactoe move 101 alice apple1 c3#1")
+    assert "alice played c3. bob's conditional move b1 is played." in flat(to(mails, "alice")[0].text)
