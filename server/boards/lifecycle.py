@@ -100,11 +100,13 @@ def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, mo
 
 
 def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[Any, QueueNotes]:
-    """Resignations and moves queued for whoever is to move now, in turn order.
+    """Resignations, conditional answers and queued moves of whoever is to move now, in turn order.
 
-    A queued move is played if it is still legal (and, when it was queued
-    with #N, if the board is at move #N); otherwise it is dropped and a note
-    in its owner's board mail alone says so.
+    A seat's conditional tree answers first (a seat has a tree or a queued
+    move, never both: the last one sent replaces the other).  A queued move
+    is played if it is still legal (and, when it was queued with #N, if the
+    board is at move #N); otherwise it is dropped and a note in its owner's
+    board mail alone says so.
     """
     notes = []
     private: dict[int, str] = {}
@@ -118,8 +120,15 @@ def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[An
             continue
         answer = conditional.answer(board, seat)
         if answer is not None:
-            # Checked against this very position when the tree was sent, so it is legal.
-            state, answer = store_move(ctx, board, game, state, seat, answer, private, auto=True)
+            # Checked against this very position when the tree was sent, so it is legal,
+            # unless the game's rules changed since (a plugin upgrade): then it is the owner's move.
+            try:
+                state, answer = store_move(ctx, board, game, state, seat, answer, private, auto=True)
+            except GameError as exc:
+                conditional.store(board, seat, {})
+                add_note(private, seat, f"Your conditional move {answer} is not legal now ({exc}): it is "
+                         "not played, your conditional moves are cleared, and it is your move.")
+                break
             notes.append(f"{user.userid}'s conditional move {answer} is played.")
             continue
         queued = pending.get("queue", {}).get(str(seat))
