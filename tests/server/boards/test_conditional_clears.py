@@ -44,3 +44,22 @@ def test_a_swap_clears_the_trees(players: Running) -> None:
     with run.db.transaction() as s:
         board = s.scalars(select(Board).where(Board.game == "warpandweft")).one()
         assert board.ply == 2 and board.to_move == 0 and "conditional" not in board.pending
+
+
+def test_an_answer_the_game_refuses_now_costs_nobody_their_move(players: Running) -> None:
+    """A stored answer that is no longer legal (the rules changed since it was checked, e.g. a
+    plugin upgrade; stored here by hand) is not played: the opponent's move stands, the tree
+    goes, and its owner alone is told."""
+    run = players
+    run.mail("alice@example.org", "tictactoe challenge alice bob")
+    with run.db.transaction() as s:
+        board = s.scalars(select(Board).where(Board.game == "tictactoe")).one()
+        board.pending = {"conditional": {"1": {"a1": {"a1": {}}}}}
+    mails = run.mail("alice@example.org", "tictactoe move 101 alice apple1 a1#1")
+    to = {m.rcpt_tos[0].split("@")[0]: m.text for m in mails}
+    assert ("Your conditional move a1 is not legal now (a1 is already taken): it is not played, your "
+            "conditional moves are cleared, and it is your move.") in flat(to["bob"])
+    assert "alice played a1." in flat(to["alice"]) and "conditional" not in to["alice"]
+    with run.db.transaction() as s:
+        board = s.scalars(select(Board).where(Board.game == "tictactoe")).one()
+        assert board.ply == 1 and board.to_move == 1 and board.pending == {}
