@@ -149,3 +149,18 @@ def test_a_tree_by_reply_in_the_friendly_form(players: Running) -> None:
     assert stored(players)["pending"] == {"conditional": {"1": {"a1": {"b2": {}}, "c3": {"b1": {}}}}}
     mails = players.mail("alice@example.org", "tictactoe move 101 alice apple1 c3#1")
     assert "alice played c3. bob's conditional move b1 is played." in flat(to(mails, "alice")[0].text)
+
+
+def test_queue_answers_with_the_board_and_marks_the_move_auto(players: Running) -> None:
+    """Issue 26 item 11: as the original, 'queue' mails the board back ("You have the following
+    move queued"), and the move played for its owner is marked (auto) in the move list."""
+    run = board_101(players)
+    out = run.mail("bob@example.org", "tictactoe queue 101 bob banana2 b2")
+    assert [m.rcpt_tos for m in out] == [["bob@example.org"]]
+    text = out[0].text.replace("\r\n", "\n")
+    assert "You have the following move queued on Tic-Tac-Toe Board 101: b2." in flat(text)
+    assert "It is alice (X)'s move (move #1)." in text and "\n 1  . | . | . \n" in text  # the board
+    mails = run.mail("alice@example.org", "tictactoe move 101 alice apple1 a1#1")
+    for mail in mails:
+        lines = [ln.rstrip() for ln in mail.text.replace("\r\n", "\n").split("\n")]
+        assert "     1. alice            a1" in lines and "     2. bob              b2 (auto)" in lines
