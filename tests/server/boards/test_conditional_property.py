@@ -15,7 +15,7 @@ command:
 - no mail or reply to anyone but the owner carries the tree: neither the
   "Your conditional moves" block nor any branch still pending.
 
-``PBMSERV_CONDITIONAL_EXAMPLES`` sets how many games are tried (default 25).
+``PBMSERV_CONDITIONAL_EXAMPLES`` sets how many games are tried (default 15).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from server.core.errors import CommandError
 from server.store.database import Database
 from server.store.model import Board, Move, utcnow
 
-EXAMPLES = int(os.environ.get("PBMSERV_CONDITIONAL_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("PBMSERV_CONDITIONAL_EXAMPLES", "15"))
 PEOPLE = [("alice", "apple1"), ("bob", "banana2"), ("carol", "cherry3")]
 GAMES = ["tictactoe", "warpandweft", "trimac"]
 MAX_PLIES = 24
@@ -136,6 +136,7 @@ def game_after(game: games.Game, line: list[str]) -> Any:
     return state
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(case=scenario())
 def test_trees_play_only_legal_moves_and_stay_private(database: tuple[Database, Settings],
