@@ -79,11 +79,16 @@ class Conditional(BoardCommand):
         return own_board(ctx, board, game, seat, headline)
 
 
-def own_board(ctx: Context, board: Board, game: Game, seat: int, headline: str) -> Result:
-    """The board as its owner sees it (with their queued or conditional moves), for them alone."""
+def own_board(ctx: Context, board: Board, game: Game, seat: int, headline: str,
+              subject: str = "conditional") -> Result:
+    """The board as its owner sees it (with their queued or conditional moves), for them alone.
+
+    The subject says what was asked ("... Board 101 conditional"), not whose
+    move it is: this mail does not invite a move.
+    """
     state = game.load(board.state)
     moves = boards.moves_of(ctx.session, board)
     text = boards.board_text(ctx.settings, board, game, state, moves, headline, seat, False,
                              note=boards.own_note(board, seat, {}))
-    return Result(text, subject=boards.board_subject(board, game),
+    return Result(text, subject=f"{game.title} Board {board.number} {subject}",
                   references=[board_root(ctx.settings, game.name, board.number)])

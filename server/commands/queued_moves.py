@@ -80,6 +80,4 @@ class Queue(BoardCommand):
         if conditional.tree_of(board, seat):
             conditional.store(board, seat, {})
             text += " It replaces your conditional moves."
-        result = own_board(ctx, board, game, seat, wrap(text))
-        result.subject = subject
-        return result
+        return own_board(ctx, board, game, seat, wrap(text), subject="queue")

@@ -78,6 +78,7 @@ def test_list_clear_friendly_form_and_the_queued_move(players: Running) -> None:
     # "if ... then ..." and a branch on the subject line itself; the answer is bob's board, to bob alone.
     out = run.mail("bob@example.org", f"{BOB} if a1 then b2", "if c3 then b2\n")
     assert [m.rcpt_tos for m in out] == [["bob@example.org"]]
+    assert out[0].subject == "Tic-Tac-Toe Board 101 conditional"
     text = out[0].text.replace("\r\n", "\n")
     assert "Your conditional moves (2 lines) are stored." in text
     assert "\n  a1 b2\n  c3 b2\n" in text and "Moves:" not in text and "No moves yet." in text
@@ -157,6 +158,7 @@ def test_queue_answers_with_the_board_and_marks_the_move_auto(players: Running) 
     run = board_101(players)
     out = run.mail("bob@example.org", "tictactoe queue 101 bob banana2 b2")
     assert [m.rcpt_tos for m in out] == [["bob@example.org"]]
+    assert out[0].subject == "Tic-Tac-Toe Board 101 queue"
     text = out[0].text.replace("\r\n", "\n")
     assert "You have the following move queued on Tic-Tac-Toe Board 101: b2." in flat(text)
     assert "It is alice (X)'s move (move #1)." in text and "\n 1  . | . | . \n" in text  # the board
@@ -164,3 +166,18 @@ def test_queue_answers_with_the_board_and_marks_the_move_auto(players: Running) 
     for mail in mails:
         lines = [ln.rstrip() for ln in mail.text.replace("\r\n", "\n").split("\n")]
         assert "     1. alice            a1" in lines and "     2. bob              b2 (auto)" in lines
+
+
+def test_a_watcher_never_sees_the_tree(players: Running) -> None:
+    run = board_101(players)
+    run.mail("carol@example.org", "signup carol cherry3")
+    run.mail("carol@example.org", "tictactoe subscribe 101 carol cherry3")
+    # In one 'multiple' mail, the branch on the command line itself.
+    out = run.mail("bob@example.org", "multiple", f"{BOB} a1 b2 c3 b1\nend\n")
+    assert "Your conditional moves (1 line) are stored." in flat(out[0].text)
+    mails = run.mail("alice@example.org", "tictactoe move 101 alice apple1 a1#1")
+    carol = to(mails, "carol")[0].text
+    assert "alice played a1. bob's conditional move b2 is played." in flat(carol)
+    assert "Your conditional moves" not in carol and "c3 b1" not in carol
+    assert "Your conditional moves" in to(mails, "bob")[0].text and "  c3 b1" in to(mails, "bob")[0].text
+    assert "Your conditional moves" not in to(mails, "alice")[0].text
