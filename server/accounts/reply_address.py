@@ -39,7 +39,8 @@ PROVEN = "********"
 MOVE_WORDS = ("swap", "pass")
 SERVER_WORDS = ("resign", "propose", "undo", "accept", "reject")
 #: First words of a reply that are reply commands even where they also name a full command.
-REPLY_VERBS = ("move", "board", "mvoe", *MOVE_WORDS, *SERVER_WORDS, "queue", "preview", "show", "chat", "help")
+REPLY_VERBS = ("move", "board", "mvoe", *MOVE_WORDS, *SERVER_WORDS, "queue", "preview", "show", "chat", "help",
+               "conditional", "if")
 #: Subject words of our own board mails, left over when the board title is cut off.
 SUBJECT_WORDS = ("new", "error", "reminder", "finished", "**")
 
@@ -172,6 +173,10 @@ def command_for(session: Session, token: str, line: str, from_subject: bool, com
     if verb == "chat":
         text = "\n".join(t for t in (" ".join(rest), comment) if t.strip())
         return ReplyCommand([game.name, "chat", *who], Identity(user.id, board.id), text)
+    if verb in ("conditional", "if"):
+        # The first line may hold a branch itself ("if C3 then E5"); the lines below it are more.
+        first = words if verb == "if" else rest
+        return ReplyCommand([game.name, "conditional", *who, *first], Identity(user.id, board.id), comment)
     if verb == "queue":
         out = [game.name, "queue", *who, *rest]
     elif verb == "preview":

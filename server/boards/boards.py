@@ -19,7 +19,7 @@ import games
 from games import Game, Outcome
 from server.accounts.accounts import addresses_of
 from server.accounts.reply_address import invite
-from server.boards import board_notes
+from server.boards import board_notes, conditional
 from server.boards.ratings import rate_board
 from server.boards.watchers import board_watchers
 from server.core.config import Settings
@@ -159,7 +159,7 @@ def finish(board: Board, outcome: Outcome) -> None:
         "grade": outcome.grade,
     }
     pending = dict(board.pending or {})
-    for key in ("resign", "vote", "queue", "submit"):
+    for key in ("resign", "vote", "queue", "submit", "conditional"):
         pending.pop(key, None)
     board.pending = pending
     board.vote_since = None
@@ -171,9 +171,10 @@ def finish(board: Board, outcome: Outcome) -> None:
         board.outcome = {**board.outcome, "ratings": [[c.seat, round(c.before, 1), round(c.after, 1)] for c in rated]}
 
 
-def record_move(session: Session, board: Board, seat: int, move: str) -> None:
+def record_move(session: Session, board: Board, seat: int, move: str, auto: bool = False) -> None:
+    """Store the next move; ``auto``: played by the server for its owner (queued or conditional)."""
     board.ply += 1
-    session.add(Move(board_id=board.id, ply=board.ply, seat=seat, move=move))
+    session.add(Move(board_id=board.id, ply=board.ply, seat=seat, move=move, auto=auto))
 
 
 def _squash(move: str) -> str:
@@ -254,7 +255,8 @@ def move_list(board: Board, moves: list[Move], whole: bool) -> str:
     if not shown:
         return "No moves yet."
     head = "Moves:" if whole or len(shown) == len(moves) else f"Last {len(shown)} of {len(moves)} moves:"
-    lines = [head] + [f"  {m.ply:>4}. {users[m.seat].userid:<16} {m.move}" for m in shown]
+    lines = [head] + [f"  {m.ply:>4}. {users[m.seat].userid:<16} {m.move}{' (auto)' if m.auto else ''}"
+                      for m in shown]
     return "\n".join(lines)
 
 
@@ -360,14 +362,15 @@ def board_subject(board: Board, game: Game, new: bool = False, comment: str = ""
 
 
 def own_note(board: Board, seat: int | None, private: dict[int, str]) -> str:
-    """What only the player in ``seat`` reads: ``private[seat]`` and their queued move.
+    """What only the player in ``seat`` reads: ``private[seat]``, their queued move, their conditional moves.
 
     Only mail addressed to that player may carry it (not ``all show``, which
     anyone may ask for).
     """
     if seat is None:
         return ""
-    return "\n".join(p for p in (private.get(seat, ""), board_notes.queued_line(board, seat)) if p)
+    return "\n".join(p for p in (private.get(seat, ""), board_notes.queued_line(board, seat),
+                                  conditional.own_line(board, seat)) if p)
 
 
 def announce(

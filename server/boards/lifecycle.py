@@ -26,7 +26,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from games import Game, GameError, Outcome
-from server.boards import boards
+from server.boards import boards, conditional
 from server.boards.context import Context
 from server.core.errors import CommandError
 from server.mail.replies import Mail
@@ -56,19 +56,35 @@ def play_move(ctx: Context, board: Board, game: Game, seat: int, move: str) -> t
 
     Also returns the move as stored (its canonical spelling), for the headline.
     """
-    state, text = store_move(ctx, board, game, game.load(board.state), seat, move)
+    private: dict[int, str] = {}
+    state, text = store_move(ctx, board, game, game.load(board.state), seat, move, private)
     state, notes = apply_queued(ctx, board, game, state)
-    return state, notes, text
+    for owner, note in notes.private.items():
+        add_note(private, owner, note)
+    return state, QueueNotes(notes.public, private), text
 
 
-def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, move: str) -> tuple[Any, str]:
+def add_note(private: dict[int, str], seat: int, note: str) -> None:
+    """One more sentence for ``seat`` alone."""
+    private[seat] = f"{private[seat]} {note}" if private.get(seat) else note
+
+
+def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, move: str,
+               private: dict[int, str] | None = None, auto: bool = False) -> tuple[Any, str]:
     """Play one move on the stored board (IllegalMove changes nothing).
 
     Returns the new state and the move as stored (in the game's spelling).
+    Every conditional tree steps past the move (``private`` collects what
+    their owners are told); ``auto``: the server played it for its owner
+    (a queued or conditional move), which the move list marks.
     """
     new_state = game.play(state, seat, move)
     move = boards.canonical_move(game, state, seat, move, new_state)
-    boards.record_move(ctx.session, board, seat, move)
+    boards.record_move(ctx.session, board, seat, move, auto=auto)
+    name = boards.seat_users(board)[seat].userid
+    for owner, note in conditional.advance(game, board, state, seat, move, name).items():
+        if private is not None:
+            add_note(private, owner, note)
     pending = dict(board.pending or {})
     pending.pop("vote", None)  # a normal move cancels a pending proposal
     board.vote_since = None
@@ -84,11 +100,13 @@ def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, mo
 
 
 def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[Any, QueueNotes]:
-    """Resignations and moves queued for whoever is to move now, in turn order.
+    """Resignations, conditional answers and queued moves of whoever is to move now, in turn order.
 
-    A queued move is played if it is still legal (and, when it was queued
-    with #N, if the board is at move #N); otherwise it is dropped and a note
-    in its owner's board mail alone says so.
+    A seat's conditional tree answers first (a seat has a tree or a queued
+    move, never both: the last one sent replaces the other).  A queued move
+    is played if it is still legal (and, when it was queued with #N, if the
+    board is at move #N); otherwise it is dropped and a note in its owner's
+    board mail alone says so.
     """
     notes = []
     private: dict[int, str] = {}
@@ -97,8 +115,21 @@ def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[An
         user = boards.seat_users(board)[seat]
         pending = dict(board.pending or {})
         if seat in pending.get("resign", []):
-            state = resign_state(ctx, board, game, state, seat, f"{user.userid} resigned")
+            state = resign_state(ctx, board, game, state, seat, f"{user.userid} resigned", private)
             notes.append(f"{user.userid}'s resignation takes effect.")
+            continue
+        answer = conditional.answer(board, seat)
+        if answer is not None:
+            # Checked against this very position when the tree was sent, so it is legal,
+            # unless the game's rules changed since (a plugin upgrade): then it is the owner's move.
+            try:
+                state, answer = store_move(ctx, board, game, state, seat, answer, private, auto=True)
+            except GameError as exc:
+                conditional.store(board, seat, {})
+                add_note(private, seat, f"Your conditional move {answer} is not legal now ({exc}): it is "
+                         "not played, your conditional moves are cleared, and it is your move.")
+                break
+            notes.append(f"{user.userid}'s conditional move {answer} is played.")
             continue
         queued = pending.get("queue", {}).get(str(seat))
         if queued is None:
@@ -115,7 +146,7 @@ def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[An
                              f"move #{board.ply + 1}: it is not played, and it is your move.")
             break
         try:
-            state, move = store_move(ctx, board, game, state, seat, move)
+            state, move = store_move(ctx, board, game, state, seat, move, private, auto=True)
         except GameError as exc:
             private[seat] = f"Your queued move {move} is not legal now ({exc}): it is not played, and it is your move."
             break
@@ -126,7 +157,17 @@ def apply_queued(ctx: Context, board: Board, game: Game, state: Any) -> tuple[An
 # -- resignations --------------------------------------------------------------------------
 
 
-def resign_state(ctx: Context, board: Board, game: Game, state: Any, seat: int, reason: str) -> Any:
+def resign_state(ctx: Context, board: Board, game: Game, state: Any, seat: int, reason: str,
+                 private: dict[int, str] | None = None) -> Any:
+    """``seat`` is out: the game ends, or plays on without them (TriMac).
+
+    Conditional trees are cleared either way: they were checked against a
+    turn order that no longer holds.
+    """
+    # "alice forfeited: no move for 22 days" -> "alice forfeited"
+    for owner, note in conditional.clear_all(board, reason.split(":")[0]).items():
+        if private is not None and owner != seat:
+            add_note(private, owner, note)
     pending = dict(board.pending or {})
     pending["resign"] = [s for s in pending.get("resign", []) if s != seat]
     board.pending = pending
@@ -162,10 +203,13 @@ def resign_now(
         board.pending = {}
         headline = f"{user.userid} {verb} before making a move: {game.title} Board {board.number} is removed."
         return boards.announce(ctx, board, game, state, headline, **comment)
-    state = resign_state(ctx, board, game, state, seat, reason)
+    private: dict[int, str] = {}
+    state = resign_state(ctx, board, game, state, seat, reason, private)
     state, notes = apply_queued(ctx, board, game, state)
+    for owner, note in notes.private.items():
+        add_note(private, owner, note)
     headline = f"{user.userid} {verb}. {notes.public}".strip()
-    return boards.announce(ctx, board, game, state, headline, private=notes.private, **comment)
+    return boards.announce(ctx, board, game, state, headline, private=private, **comment)
 
 
 @dataclass
@@ -284,6 +328,7 @@ def take_back(ctx: Context, board: Board, game: Game) -> Any:
     pending = dict(board.pending or {})
     pending.pop("submit", None)  # it was checked against the position now taken back
     board.pending = pending
+    conditional.clear_all(board, "a move was taken back")  # so were the trees
     # This ply's turn begins again: its reminders start over (timers keys them by ply).
     forget_reminders(ctx.session, board)
     return state

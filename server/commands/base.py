@@ -52,6 +52,9 @@ class Command:
     description: ClassVar[str] = ""
     #: Positions (0-based, in the arguments after the command words) that hold passwords.
     password_args: ClassVar[tuple[int, ...]] = ()
+    #: Arguments from this position on are the sender's own business (a
+    #: conditional tree): answered to them, but never written to the log.
+    private_from: ClassVar[int | None] = None
 
     def process(self, ctx: Context, args: list[str]) -> Result:
         raise NotImplementedError

@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 
 import games
 from server.accounts import accounts, confirm
-from server.boards import boards, lifecycle
+from server.boards import boards, conditional, lifecycle
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GAME_VERBS, GENERAL, general
 from server.commands.resolve import spelled, unique
@@ -58,7 +58,7 @@ def games_help() -> str:
 @general
 class Help(Command):
     name = "help"
-    argument_description = "[commands | games | GAME]"
+    argument_description = "[commands | games | conditional | GAME]"
     description = "This help; 'help commands' lists every command, 'help GAME' a game's rules."
 
     def process(self, ctx: Context, args: list[str]) -> Result:
@@ -71,6 +71,9 @@ class Help(Command):
                 parts.append(commands_help())
             elif word == "games":
                 parts.append(games_help())
+            elif word == "conditional":
+                parts.append(render_template("help_conditional.txt", branches=conditional.MAX_BRANCHES,
+                                             depth=conditional.MAX_DEPTH))
             else:
                 try:
                     game = games.load_game(word)

@@ -97,6 +97,16 @@ def _named_users(session: Session, words: list[str], sender: str) -> list[User]:
     return list(unique.values())[:3]
 
 
+def log_line(shown: str) -> str:
+    """``shown`` (already masked) for the log: cut before the words its command keeps private."""
+    words = shown.split()
+    command, prefix, _ = describe(words)
+    start = None if command is None or command.private_from is None else prefix + command.private_from
+    if start is None or len(words) <= start:
+        return shown
+    return " ".join([*words[:start], f"({len(words) - start} private words)"])
+
+
 def mask_words(words: list[str], secrets: set[str]) -> str:
     return " ".join(MASK if w in secrets else w for w in words)
 

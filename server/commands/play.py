@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from games import Game
 from server.accounts import accounts, consent
-from server.boards import boards, lifecycle
+from server.boards import boards, conditional, lifecycle
 from server.commands import policy
 from server.commands.base import CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb
@@ -350,8 +350,10 @@ class MoveCommand(BoardCommand):
         if word == "resign":
             return resign(ctx, board, game, seat, user)
         if word in ("propose", "undo", "accept", "reject"):
+            trees = conditional.owners(board)
             state, headline = lifecycle.vote(ctx, board, game, seat, user, word)
-            return played(ctx, board, game, state, headline, user.userid, seat)
+            private = conditional.cleared_since(board, trees, "a move was taken back")
+            return played(ctx, board, game, state, headline, user.userid, seat, private)
         check_turn(board, game, seat)
         state, notes, move = lifecycle.play_move(ctx, board, game, seat, move)
         headline = f"{user.userid} played {move}. {notes.public}".strip()

@@ -4,13 +4,20 @@ One queued move per player and board, kept in ``Board.pending["queue"]``
 (keyed by seat).  ``server.boards.lifecycle.apply_queued`` plays it as soon as that seat is to
 move, if it is still legal then; if not, it is dropped and the board mail
 says so.  Queued moves are private: nobody else is told of one until it is
-played.
+played.  The answer is the board, as the original mailed it back ("You
+have the following move queued").
+
+A queued move and a conditional tree (``server.boards.conditional``) are
+one player's instructions for their next turns: the last one sent is the
+one kept, so a queued move replaces the tree and a tree the queued move.
 """
 
 from __future__ import annotations
 
 from games import Game
+from server.boards import conditional
 from server.commands.base import CommandError, Context, Result
+from server.commands.conditional import own_board
 from server.commands.play import (
     SERVER_WORDS,
     BoardCommand,
@@ -65,8 +72,12 @@ class Queue(BoardCommand):
         pending["queue"] = queued
         board.pending = pending
         when = f"at move #{moveno}" if moveno is not None else "when your turn comes"
-        text = (f"Your move {move} is queued on {game.title} Board {board.number}: it is played for you "
-                f"{when}, if it is legal then; if not, you are told and it is your move as usual.")
+        text = (f"You have the following move queued on {game.title} Board {board.number}: {move}. It is "
+                f"played for you {when}, if it is legal then; if not, you are told and it is your move "
+                "as usual.")
         if replaced:
             text += f" It replaces your earlier queued move {replaced}."
-        return Result(wrap(text), subject=subject)
+        if conditional.tree_of(board, seat):
+            conditional.store(board, seat, {})
+            text += " It replaces your conditional moves."
+        return own_board(ctx, board, game, seat, wrap(text), subject="queue")

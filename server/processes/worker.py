@@ -29,7 +29,7 @@ from server.accounts import confirm
 from server.accounts.reply_address import REPLY_VERBS, command_for, invite, reply_token
 from server.accounts.throttle import SENDER_KEY
 from server.commands import CommandError, Context, Request, Result, describe, dispatch
-from server.commands.masking import mask_words, scrub, secret_words
+from server.commands.masking import log_line, mask_words, scrub, secret_words
 from server.commands.subjects import canonical_words
 from server.core.config import Settings
 from server.mail import limits
@@ -295,7 +295,7 @@ class Worker:
             row.claimed_until = None
             row.tries = 0
         ms = (time.perf_counter() - started) * 1000
-        log.info("command from=%s cmd=%r result=%s ms=%.1f", parsed.reply_to, result[0],
+        log.info("command from=%s cmd=%r result=%s ms=%.1f", parsed.reply_to, log_line(result[0]),
                  "ok" if result[1].ok else "refused: " + result[1].text.splitlines()[0][:120], ms)
 
     def _execute(self, session: Session, parsed: ParsedMail, line: str | None) -> tuple[str, StepResult, Mail | None]:

@@ -149,6 +149,8 @@ class Move(Base):
     seat: Mapped[int] = mapped_column(Integer)
     move: Mapped[str] = mapped_column(String(200))
     played_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    #: Played by the server for its owner (a queued or conditional move): "(auto)" in the move list.
+    auto: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
 
 
 class Inbound(Base):

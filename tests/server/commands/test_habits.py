@@ -53,7 +53,7 @@ def test_abbreviated_verbs_and_queue_aliases(sqlite_players: Running) -> None:
     assert sorted(m.subject for m in out) == ["New Tic-Tac-Toe Board 101 alice"] * 2
     # bob queues with the old aliases while it is alice's move: stored, told only to bob.
     out = p.mail("bob@example.org", "ttt moveq 101 bob banana2 c3")
-    assert [m.rcpt_tos for m in out] == [["bob@example.org"]] and "is queued" in out[0].text
+    assert [m.rcpt_tos for m in out] == [["bob@example.org"]] and "You have the following move queued on Tic-Tac-Toe Board 101: c3" in flat(out[0].text)
     out = p.mail("bob@example.org", "ttt qmove 101 bob banana2 a3")
     assert "replaces your earlier queued move c3" in flat(out[0].text)
     out = p.mail("alice@example.org", "tictactoe boardq 101 alice apple1 b2")  # her turn: a move
