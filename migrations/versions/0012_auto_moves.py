@@ -16,7 +16,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision: str = '0012_auto_moves'
-down_revision: str | Sequence[str] | None = '0007_abuse_guards'
+down_revision: str | Sequence[str] | None = '0015_imap_state'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
