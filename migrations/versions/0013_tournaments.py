@@ -47,6 +47,7 @@ def upgrade() -> None:
     sa.Column('user_id', sa.Integer(), nullable=False),
     sa.Column('joined_at', sa.DateTime(), nullable=False),
     sa.Column('withdrawn_at', sa.DateTime(), nullable=True),
+    sa.Column('byes', sa.JSON(), nullable=False),
     sa.ForeignKeyConstraint(['tournament_id'], ['tournaments.id'],
                             name=op.f('fk_tournament_players_tournament_id_tournaments'), ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['user_id'], ['users.id'], name=op.f('fk_tournament_players_user_id_users'),

@@ -58,7 +58,7 @@ def games_help() -> str:
 @general
 class Help(Command):
     name = "help"
-    argument_description = "[commands | games | GAME]"
+    argument_description = "[commands | games | tournament | GAME]"
     description = "This help; 'help commands' lists every command, 'help GAME' a game's rules."
 
     def process(self, ctx: Context, args: list[str]) -> Result:
@@ -71,6 +71,8 @@ class Help(Command):
                 parts.append(commands_help())
             elif word == "games":
                 parts.append(games_help())
+            elif word in ("tournament", "tournaments"):
+                parts.append(render_template("help_tournament.txt", address=ctx.settings.address))
             else:
                 try:
                     game = games.load_game(word)

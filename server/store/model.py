@@ -401,6 +401,8 @@ class TournamentPlayer(Base):
     joined_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     #: Set when the player withdrew (or signed off) after the start: no further pairings.
     withdrawn_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: Swiss rounds in which this player had the bye (a point each).
+    byes: Mapped[list[Any]] = mapped_column(JSON, default=list)
 
     tournament: Mapped[Tournament] = relationship(back_populates="entries")
     user: Mapped[User] = relationship(lazy="joined")
