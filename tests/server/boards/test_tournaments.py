@@ -1,0 +1,178 @@
+"""Tournaments played to the end by mail on a running server, the clock driven by ``pbmserv remind --now``.
+
+The admin's part goes through the real ``pbmserv tournament`` click commands;
+players join, move, resign, vote and withdraw by mail (smtplib into the
+listener, replies read at the relay sink).  Every final table is checked
+against standings computed here by hand (the round robin's and the pool's
+as literal numbers; the Swiss's from the pairings it made, with this
+file's own arithmetic), never by the server's code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from datetime import datetime, timedelta
+from itertools import combinations
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import select
+
+from server.processes.cli import main
+from server.store.model import Board, Tournament, utcnow
+from tests.mailtools import Received
+from tests.server.conftest import ADDRESS, Running
+
+PASSWORDS = {"alice": "apple1", "bob": "banana2", "carol": "cherry3", "dave": "date4", "erin": "elder5",
+             "frank": "fig6"}
+#: Tic-tac-toe games the test can steer: seat 0 (X) wins, seat 1 (O) wins, a full-board draw.
+X_WINS = ["a1", "b1", "a2", "b2", "a3"]
+O_WINS = ["a1", "b1", "c3", "b2", "a2", "b3"]
+DRAW = ["a1", "b2", "a2", "a3", "c1", "b1", "b3", "c2", "c3"]
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def admin(running: Running, *args: str) -> str:
+    result = CliRunner().invoke(main, ["--database-url", running.server.settings.database_url, "--address", ADDRESS,
+                                       *args])
+    assert result.exit_code == 0, result.output
+    running.quiesce()
+    return result.output
+
+
+def admin_fails(running: Running, *args: str) -> str:
+    result = CliRunner().invoke(main, ["--database-url", running.server.settings.database_url, "--address", ADDRESS,
+                                       *args])
+    assert result.exit_code != 0
+    return result.output
+
+
+def remind(running: Running, at: datetime) -> tuple[str, list[Received]]:
+    before = len(running.sink.messages)
+    output = admin(running, "remind", "--now", at.isoformat())
+    return output, running.sink.messages[before:]
+
+
+def signup(running: Running, *names: str) -> None:
+    for name in names:
+        running.mail(f"{name}@example.org", f"signup {name} {PASSWORDS[name]}")
+    running.sink.clear()
+
+
+def say(running: Running, user: str, subject: str) -> list[Received]:
+    return running.mail(f"{user}@example.org", subject)
+
+
+def tournament_boards(running: Running, name: str) -> list[tuple[int, int, list[str]]]:
+    """(board number, round, seat userids) of the tournament, from the database (to steer the games)."""
+    with running.db.transaction() as s:
+        t = s.scalars(select(Tournament).where(Tournament.name == name)).one()
+        rows = s.scalars(select(Board).where(Board.tournament_id == t.id).order_by(Board.number)).all()
+        return [(b.number, b.tournament_round or 0, [seat.user.userid for seat in b.seats]) for b in rows]
+
+
+def play(running: Running, number: int, seats: list[str], moves: list[str], game: str = "tictactoe") -> list[Received]:
+    mails: list[Received] = []
+    for i, move in enumerate(moves):
+        user = seats[i % 2]
+        mails += say(running, user, f"{game} move {number} {user} {PASSWORDS[user]} {move}")
+    return mails
+
+
+def win(running: Running, number: int, seats: list[str], winner: str) -> list[Received]:
+    return play(running, number, seats, X_WINS if seats[0] == winner else O_WINS)
+
+
+def final_table(mails: list[Received], name: str) -> tuple[Received, dict[str, list[str]]]:
+    """The final standings mail (one per player: all alike) and its rows by userid."""
+    finals = [m for m in mails if m.subject.endswith(f"tournament {name} final standings")]
+    assert finals, [m.subject for m in mails]
+    rows = {}
+    for line in finals[0].text.splitlines():
+        m = re.match(r"^\s+(\d+)\s+(?:[A-Z]\s+)?([a-z]+)(?: \(withdrawn\))?\s+([\d.]+)\s+(.*)$", line)
+        if m:
+            rows[m.group(2)] = [m.group(1), m.group(3), *m.group(4).split()]
+    return finals[0], rows
+
+
+@pytest.fixture
+def four(running: Running) -> Running:
+    signup(running, "alice", "bob", "carol", "dave")
+    return running
+
+
+def test_round_robin_of_four_to_the_end(four: Running) -> None:
+    running = four
+    out = admin(running, "tournament", "create", "tictactoe", "Spring26", "--kind", "roundrobin")
+    assert "created tournament spring26" in out
+    # Joining by mail: as a reply to the announcement (subject edited), and by the plain command.
+    assert "has joined tournament spring26 (1 player)" in say(
+        running, "alice", "Re: tictactoe tournament join spring26 alice apple1")[0].text
+    for user in ("bob", "carol", "dave"):
+        say(running, user, f"tictactoe tournament join spring26 {user} {PASSWORDS[user]}")
+    # Bad input: a clear answer and nothing changes.
+    dup = say(running, "bob", "tictactoe tournament join spring26 bob banana2")[0]
+    assert "bob has joined tournament spring26 already" in flat(dup.text)
+    assert "banana2" not in flat(dup.text)
+    assert "no tournament of Tic-Tac-Toe called 'autumn'" in flat(say(
+        running, "bob", "tictactoe tournament join autumn bob banana2")[0].text)
+    unedited = say(running, "bob", "Re: tictactoe tournament join spring26")[0]
+    assert "Re: tictactoe tournament join spring26 USERID PASSWORD" in flat(unedited.text)
+    listing = say(running, "carol", "tictactoe tournaments")[0].text
+    assert "Open for entries:" in listing and "spring26" in listing and "4 players" in listing
+
+    running.sink.clear()
+    admin(running, "tournament", "start", "spring26")
+    news = [m for m in running.sink.messages if "New Tic-Tac-Toe Board" in m.subject]
+    assert len(news) == 12  # 6 boards, one mail to each of their two players
+    assert all(m.subject.startswith("[spring26 round ") for m in news)
+    assert "Tournament: spring26 (round robin), round" in news[0].text
+    late = say(running, "dave", "tictactoe tournament join spring26 dave date4")[0]
+    assert "Tournament spring26 has started: it takes no more entries" in flat(late.text)
+
+    found = tournament_boards(running, "spring26")
+    assert len(found) == 6
+    assert {frozenset(seats) for _, _, seats in found} == {
+        frozenset(p) for p in combinations(["alice", "bob", "carol", "dave"], 2)}
+    board_of = {frozenset(seats): (number, seats) for number, _, seats in found}
+    round_of = {number: rnd for number, rnd, _ in found}
+
+    def pair(a: str, b: str) -> tuple[int, list[str]]:
+        return board_of[frozenset((a, b))]
+
+    mails = win(running, *pair("alice", "bob"), "alice")
+    standings = [m for m in mails if "tournament spring26 standings" in m.subject]
+    assert sorted(m.rcpt_tos[0] for m in standings) == [f"{u}@example.org" for u in ("alice", "bob", "carol", "dave")]
+    assert "Boards finished: 1 of 6." in standings[0].text
+    play(running, *pair("alice", "carol"), DRAW)
+    win(running, *pair("bob", "carol"), "bob")
+    play(running, *pair("bob", "dave"), DRAW)
+    number, seats = pair("carol", "dave")
+    say(running, "dave", f"tictactoe resign {number} dave date4")  # before moving: still a loss, not removed
+    # A subject edited on a tournament board mail (its [tag] in front) plays too.
+    number, seats = pair("alice", "dave")
+    if seats[0] == "alice":
+        reply = say(running, "alice", f"Re: [spring26 round {round_of[number]}] Tic-Tac-Toe Board {number} alice apple1 b2")
+        assert "alice played b2" in reply[0].text
+    # dave never moves on the last board: reminded after a day, forfeited after seven.
+    start = utcnow()
+    out, mails = remind(running, start + timedelta(days=1.1))
+    assert "reminded 1" in out and mails[0].rcpt_tos == ["dave@example.org"]
+    out, mails = remind(running, start + timedelta(days=7.2))
+    assert "forfeited 1" in out
+    final, rows = final_table(mails, "spring26")
+    # By hand: alice beat bob and dave, drew carol: 2.5; bob beat carol, drew dave: 1.5;
+    # carol beat dave, drew alice: 1.5; dave drew bob: 0.5.
+    # Sonneborn-Berger: alice 1.5 + 0.5 + 1.5/2 = 2.75; bob 1.5 + 0.5/2 = 1.75;
+    # carol 0.5 + 2.5/2 = 1.75; dave 1.5/2 = 0.75.  bob and carol tie on points,
+    # S-B and wins (1 each): they share second place.
+    assert rows == {"alice": ["1", "2.5", "2", "1", "0", "2.75"], "bob": ["2", "1.5", "1", "1", "1", "1.75"],
+                    "carol": ["2", "1.5", "1", "1", "1", "1.75"], "dave": ["4", "0.5", "0", "1", "2", "0.75"]}
+    assert "Boards finished: 6 of 6." in final.text and "Tournament spring26 is over." in final.text
+    assert max(len(line) for line in final.text.splitlines()) <= 78
+    listing = say(running, "carol", "tictactoe tournaments")[0].text
+    assert "Finished:" in listing
