@@ -25,7 +25,7 @@ from tests.mailtools import Received
 from tests.server.conftest import ADDRESS, Running
 
 PASSWORDS = {"alice": "apple1", "bob": "banana2", "carol": "cherry3", "dave": "date4", "erin": "elder5",
-             "frank": "fig6"}
+             "frank": "fig6", "gina": "grape7"}
 #: Tic-tac-toe games the test can steer: seat 0 (X) wins, seat 1 (O) wins, a full-board draw.
 X_WINS = ["a1", "b1", "a2", "b2", "a3"]
 O_WINS = ["a1", "b1", "c3", "b2", "a2", "b3"]
@@ -176,3 +176,157 @@ def test_round_robin_of_four_to_the_end(four: Running) -> None:
     assert max(len(line) for line in final.text.splitlines()) <= 78
     listing = say(running, "carol", "tictactoe tournaments")[0].text
     assert "Finished:" in listing
+
+
+def test_swiss_of_six_over_three_rounds(running: Running) -> None:
+    names = ["alice", "bob", "carol", "dave", "erin", "frank"]
+    signup(running, *names, "gina")
+    admin(running, "tournament", "create", "tictactoe", "open26", "--kind", "swiss", "--rounds", "3",
+          "--max-players", "6")
+    for user in names:
+        say(running, user, f"tictactoe tournament join open26 {user} {PASSWORDS[user]}")
+    full = say(running, "gina", "tictactoe tournament join open26 gina grape7")[0]
+    assert "open26 is full (6 players)" in flat(full.text)
+    out, mails = remind(running, utcnow())  # full: cron starts it
+    assert "started tournament open26" in out
+    assert sum(1 for m in mails if m.subject.startswith("[open26 round 1] New Tic-Tac-Toe")) == 6
+
+    # (white, black, white's score) of every game, as this test decides them.
+    results: list[tuple[str, str, float]] = []
+    start = utcnow()
+    for rnd in (1, 2, 3):
+        tables = [(n, seats) for n, r, seats in tournament_boards(running, "open26") if r == rnd]
+        assert len(tables) == 3 and sorted(u for _, seats in tables for u in seats) == names
+        met = {frozenset((w, b)) for w, b, _ in results}
+        assert not any(frozenset(seats) in met for _, seats in tables), "a pairing repeated"
+        for i, (number, seats) in enumerate(tables):
+            white, black = seats
+            if rnd == 2 and i == 0:
+                play(running, number, seats, DRAW)
+                results.append((white, black, 0.5))
+            elif rnd == 3 and i == 0:
+                results.append((white, black, 0.0))  # white never moves: forfeited below
+            else:
+                winner = min(seats)
+                win(running, number, seats, winner)
+                results.append((white, black, 1.0 if winner == white else 0.0))
+            if rnd < 3 and i == 1:
+                # Not every board of the round has ended: no new round yet.
+                out, _ = remind(running, utcnow())
+                assert "started open26 round" not in out
+        if rnd < 3:
+            out, _ = remind(running, utcnow())
+            assert f"started open26 round {rnd + 1}" in out
+    out, mails = remind(running, start + timedelta(days=7.5))
+    assert "forfeited 1" in out
+    _, rows = final_table(mails, "open26")
+
+    # By hand: points, then Buchholz (the opponents' points) and Sonneborn-Berger
+    # (opponents' points times the score against them).
+    points: dict[str, float] = defaultdict(float)
+    games: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    for white, black, score in results:
+        points[white] += score
+        points[black] += 1 - score
+        games[white].append((black, score))
+        games[black].append((white, 1 - score))
+    expected = {}
+    for user in names:
+        wins = sum(1 for _, s in games[user] if s == 1)
+        draws = sum(1 for _, s in games[user] if s == 0.5)
+        buchholz = sum(points[o] for o, _ in games[user])
+        sonneborn = sum(points[o] * s for o, s in games[user])
+        expected[user] = [f"{points[user]:g}", str(wins), str(draws), str(3 - wins - draws), "0",
+                          f"{buchholz:g}", f"{sonneborn:g}"]
+    assert {u: r[1:] for u, r in rows.items()} == expected
+    order = sorted(names, key=lambda u: (-points[u], -float(expected[u][5]), -float(expected[u][6])))
+    assert [u for u, _ in sorted(rows.items(), key=lambda kv: int(kv[1][0]))] == order
+    assert "Finished:" in say(running, "erin", "tictactoe tournaments")[0].text
+
+
+def test_swiss_bye_and_withdrawal(running: Running) -> None:
+    """Five players: one bye a round (a point); a player who withdraws forfeits and is paired no more."""
+    names = ["alice", "bob", "carol", "dave", "erin"]
+    signup(running, *names)
+    admin(running, "tournament", "create", "tictactoe", "small", "--kind", "swiss", "--rounds", "2")
+    for user in names:
+        say(running, user, f"tictactoe tournament join small {user} {PASSWORDS[user]}")
+    running.sink.clear()
+    admin(running, "tournament", "start", "small")
+    byes = [m for m in running.sink.messages if m.subject.endswith("round 1: bye")]
+    assert byes and "has the bye in round 1" in byes[0].text
+    tables = [(n, seats) for n, r, seats in tournament_boards(running, "small") if r == 1]
+    assert len(tables) == 2
+    sitting = [u for _, seats in tables for u in seats]
+    (bye,) = set(names) - set(sitting)
+    number, seats = tables[0]
+    quitter = seats[0]
+    mails = say(running, quitter, f"tictactoe tournament leave small {quitter} {PASSWORDS[quitter]}")
+    assert any(f"{quitter} withdrew from tournament small" in flat(m.text) for m in mails)
+    standings = [m for m in mails if m.subject.endswith("tournament small standings")]
+    assert len(standings) == 5  # one table for the withdrawal, to each player
+    assert f"{quitter} (withdrawn)" in standings[0].text
+    win(running, *tables[1], min(tables[1][1]))
+    out, _ = remind(running, utcnow())
+    assert "started small round 2" in out
+    second = [seats for _, r, seats in tournament_boards(running, "small") if r == 2]
+    assert quitter not in {u for seats in second for u in seats}
+    assert len(second) == 2  # four left: no bye
+    again = say(running, quitter, f"tictactoe tournament leave small {quitter} {PASSWORDS[quitter]}")[0]
+    assert "has withdrawn from tournament small already" in flat(again.text)
+    text = say(running, "carol", "tictactoe tournament standings small")[0].text
+    row = next(line for line in text.splitlines() if re.search(rf"\b{bye}\b", line))
+    assert re.search(rf"{bye}\s+1\s+0 0 0\s+1\b", " ".join(row.split()).replace(f"{bye} ", f"{bye}  ")) or \
+        row.split()[2:7] == ["1", "0", "0", "0", "1"]
+
+
+def test_trimac_pool_of_three(running: Running) -> None:
+    """One pool of three plays all 3! = 6 seat orders; pool points are 2 x wins + ties."""
+    import games
+
+    names = ["alice", "bob", "carol"]
+    signup(running, *names)
+    admin(running, "tournament", "create", "trimac", "tri26", "--kind", "pools")
+    assert "pools are for three-player games" in admin_fails(
+        running, "tournament", "create", "tictactoe", "bad", "--kind", "pools")
+    for user in names:
+        say(running, user, f"trimac tournament join tri26 {user} {PASSWORDS[user]}")
+    admin(running, "tournament", "start", "tri26")
+    found = tournament_boards(running, "tri26")
+    assert len(found) == 6 and {tuple(seats) for _, _, seats in found} == {
+        ("alice", "bob", "carol"), ("alice", "carol", "bob"), ("bob", "alice", "carol"),
+        ("bob", "carol", "alice"), ("carol", "alice", "bob"), ("carol", "bob", "alice")}
+    board = {tuple(seats): number for number, _, seats in found}
+    trimac = games.load_game("trimac")
+    first = trimac.legal_moves(trimac.start({}, 3))[0]  # Red's opening, the same on every board
+
+    def sole_win(seats: tuple[str, ...]) -> None:
+        """seats[0] wins: the other two resign (recorded for their turn), then the first player moves."""
+        number = board[seats]
+        for user in seats[1:]:
+            text = say(running, user, f"trimac resign {number} {user} {PASSWORDS[user]}")[0].text
+            assert "takes effect at your next turn" in flat(text)
+        say(running, seats[0], f"trimac move {number} {seats[0]} {PASSWORDS[seats[0]]} {first}")
+
+    def three_way_draw(seats: tuple[str, ...]) -> None:
+        number = board[seats]
+        say(running, seats[0], f"trimac move {number} {seats[0]} {PASSWORDS[seats[0]]} propose")
+        for user in seats[1:]:
+            say(running, user, f"trimac move {number} {user} {PASSWORDS[user]} accept")
+
+    sole_win(("alice", "bob", "carol"))
+    sole_win(("alice", "carol", "bob"))
+    sole_win(("bob", "alice", "carol"))
+    three_way_draw(("bob", "carol", "alice"))
+    three_way_draw(("carol", "alice", "bob"))
+    # The last board: carol, then bob, never move; each forfeits after 7 days; alice wins.
+    start = utcnow()
+    out, _ = remind(running, start + timedelta(days=7.1))
+    assert "forfeited 1" in out
+    out, mails = remind(running, start + timedelta(days=14.3))
+    assert "forfeited 1" in out
+    _, rows = final_table(mails, "tri26")
+    # By hand: alice won 3 (2 each) and tied 2 (1 each) = 8; bob won 1, tied 2 = 4;
+    # carol won none, tied 2 = 2.
+    assert rows == {"alice": ["1", "8", "3", "2", "1"], "bob": ["2", "4", "1", "2", "3"],
+                    "carol": ["3", "2", "0", "2", "4"]}
