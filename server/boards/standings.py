@@ -139,7 +139,8 @@ def compute(session: Session, tournament: Tournament) -> Standings:
     """The standings from the stored boards (and byes) of the tournament."""
     rows: dict[int, Row] = {}
     for entry in tournament.entries:
-        rows[entry.user_id] = Row(entry.user_id, entry.user.userid, withdrawn=entry.withdrawn_at is not None,
+        gone = entry.withdrawn_at is not None or not entry.user.active  # withdrew, or signed off
+        rows[entry.user_id] = Row(entry.user_id, entry.user.userid, withdrawn=gone,
                                   byes=len(entry.byes or []))
     all_boards = finished_boards(session, tournament)
     done = [b for b in all_boards if b.status == "finished" and b.outcome is not None]
