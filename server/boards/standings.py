@@ -34,6 +34,7 @@ from sqlalchemy.orm import Session
 from server.accounts.accounts import addresses_of
 from server.core.config import Settings
 from server.mail.replies import Mail
+from server.mail.wrapping import wrap
 from server.store.model import Board, Tournament, User, utcnow
 
 KIND_NAMES = {"roundrobin": "round robin", "double": "double round robin", "swiss": "Swiss", "pools": "pools"}
@@ -78,7 +79,7 @@ def board_line(session: Session, board: Board) -> str:
         return ""
     of = f" of {tournament.rounds}" if tournament.kind == "swiss" and tournament.rounds else ""
     return (f"Tournament: {tournament.name} ({KIND_NAMES.get(tournament.kind, tournament.kind)}), "
-            f"{round_label(tournament, board.tournament_round)}{of}. Standings: "
+            f"{round_label(tournament, board.tournament_round)}{of}.\nStandings: "
             f"{tournament.game} tournament standings {tournament.name}")
 
 
@@ -239,10 +240,10 @@ def text(session: Session, tournament: Tournament, standings: Standings | None =
     parts = [f"Tournament {tournament.name}: {tournament.game}, {kind}, {state}."]
     if tournament.status == "open":
         names = ", ".join(e.user.userid for e in tournament.entries) or "nobody yet"
-        parts.append(f"Entries ({len(tournament.entries)}): {names}")
+        parts.append(wrap(f"Entries ({len(tournament.entries)}): {names}"))
         return "\n\n".join(parts) + "\n"
     parts.append(table(standings))
-    parts.append(scoring_note(tournament))
+    parts.append(wrap(scoring_note(tournament)))
     parts.append(f"Boards finished: {standings.finished_boards} of {standings.total_boards}.")
     return "\n\n".join(parts) + "\n"
 
@@ -260,8 +261,14 @@ def players_mail(session: Session, settings: Settings, tournament: Tournament, s
         user: User = entry.user
         if not user.active or not user.addresses:
             continue
-        mails.append(Mail(to=addresses_of(user), subject=subject, body=body, users=[user.userid]))
+        mails.append(Mail(to=addresses_of(user), subject=subject, body=body, users=[user.userid],
+                          references=[tournament_root(settings, tournament)]))
     return mails
+
+
+def tournament_root(settings: Settings, tournament: Tournament) -> str:
+    """A stable References root per tournament: its standings and byes thread together."""
+    return f"<{tournament.game}.{tournament.name}.tournament@{settings.domain}>"
 
 
 def after_board(session: Session, settings: Settings, board: Board, headline: str = "") -> list[Mail]:

@@ -45,7 +45,7 @@ from sqlalchemy.orm import Session, object_session, selectinload
 import games
 from server.accounts.accounts import addresses_of
 from server.accounts.reply_address import DIGEST_FOOTER, invite, reply_address
-from server.boards import boards, lifecycle, tournaments
+from server.boards import boards, lifecycle, standings, tournaments
 from server.boards.context import Context, Request
 from server.core.config import Settings
 from server.core.errors import CommandError
@@ -439,7 +439,8 @@ class Reminders:
         state = game.load(board.state)
         moves = boards.moves_of(session, board)
         shown = boards.board_text(self.settings, board, game, state, moves, "", board.to_move, False)
-        mail = Mail(to=addresses_of(user), subject=f"{game.title} Board {board.number} Reminder",
+        tag = standings.subject_tag(session, board) if board.tournament_id is not None else ""
+        mail = Mail(to=addresses_of(user), subject=f"{tag}{game.title} Board {board.number} Reminder",
                     body=text.rstrip("\n") + "\n\n" + shown, references=[board_root(self.settings, game.name,
                                                                                       board.number)],
                     auto_submitted="auto-generated", users=[user.userid],

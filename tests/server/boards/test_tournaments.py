@@ -162,6 +162,7 @@ def test_round_robin_of_four_to_the_end(four: Running) -> None:
     start = utcnow()
     out, mails = remind(running, start + timedelta(days=1.1))
     assert "reminded 1" in out and mails[0].rcpt_tos == ["dave@example.org"]
+    assert mails[0].subject == f"[spring26 round {round_of[number]}] Tic-Tac-Toe Board {number} Reminder"
     out, mails = remind(running, start + timedelta(days=7.2))
     assert "forfeited 1" in out
     final, rows = final_table(mails, "spring26")
@@ -289,7 +290,8 @@ def test_trimac_pool_of_three(running: Running) -> None:
     assert "forfeited 1" in out
     out, mails = remind(running, start + timedelta(days=14.3))
     assert "forfeited 1" in out
-    _, rows = final_table(mails, "tri26")
+    final, rows = final_table(mails, "tri26")
+    assert max(len(line) for line in final.text.splitlines()) <= 78
     # By hand: alice won 3 (2 each) and tied 2 (1 each) = 8; bob won 1, tied 2 = 4;
     # carol won none, tied 2 = 2.
     assert rows == {"alice": ["1", "8", "3", "2", "1"], "bob": ["2", "4", "1", "2", "3"],
