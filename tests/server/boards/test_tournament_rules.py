@@ -17,6 +17,7 @@ from server.store.model import Board, utcnow
 from tests.server.boards.test_tournaments import (
     PASSWORDS,
     admin,
+    admin_fails,
     final_table,
     flat,
     remind,
@@ -138,3 +139,49 @@ def test_signoff_forfeits_tournament_boards(running: Running) -> None:
     # alice beat bob twice: alice 4, bob 2, carol 0.
     assert {u: r[1:5] for u, r in rows.items()} == {"alice": ["4", "4", "0", "0"], "bob": ["2", "2", "0", "2"],
                                                      "carol": ["0", "0", "0", "4"]}
+
+
+def test_announcement_reply_joins_and_cron_starts_at_the_date(running: Running) -> None:
+    """The game's followers get the announcement; replying to it (userid and password added) joins;
+    ``pbmserv remind`` starts the tournament at its date, not before, and not without enough players."""
+    signup(running, "alice", "bob", "carol")
+    say(running, "alice", "tictactoe notify alice apple1")
+    running.sink.clear()
+    start = utcnow() + timedelta(days=3)
+    out = admin(running, "tournament", "create", "tictactoe", "dated", "--kind", "roundrobin", "--starts",
+                start.isoformat())
+    assert "announced to 1 followers" in out
+    (announce,) = running.sink.messages
+    assert announce.rcpt_tos == ["alice@example.org"] and announce.subject == "tictactoe tournament join dated"
+    assert "Re: tictactoe tournament join dated USERID PASSWORD" in announce.text
+    joined = say(running, "alice", f"Re: {announce.subject} alice apple1")[0]
+    assert "alice has joined tournament dated (1 player)" in flat(joined.text)
+    out, _ = remind(running, start + timedelta(hours=1))
+    assert "tournament dated: Tournament dated needs at least 2 players to start; 1 joined" in flat(out)
+    say(running, "bob", "tictactoe tournament join dated bob banana2")
+    say(running, "carol", "tictactoe tournament join dated carol cherry3")
+    say(running, "carol", "tictactoe tournament leave dated carol cherry3")
+    out, _ = remind(running, start - timedelta(hours=1))
+    assert "started tournament" not in out
+    out, mails = remind(running, start + timedelta(hours=2))
+    assert "started tournament dated" in out
+    assert sorted(m.rcpt_tos[0] for m in mails if "New Tic-Tac-Toe Board" in m.subject) == [
+        "alice@example.org", "bob@example.org"]
+    assert len(tournament_boards(running, "dated")) == 1
+
+
+def test_admin_refusals_change_nothing(running: Running) -> None:
+    signup(running, "alice")
+    assert "A Swiss needs --rounds N" in admin_fails(running, "tournament", "create", "tictactoe", "s1",
+                                                       "--kind", "swiss")
+    assert "roundrobin is for two-player games" in admin_fails(running, "tournament", "create", "trimac", "t1",
+                                                                 "--kind", "roundrobin")
+    assert "Unknown option" in admin_fails(running, "tournament", "create", "tictactoe", "o1", "--kind",
+                                           "roundrobin", "--options", "-nosuch")
+    admin(running, "tournament", "create", "tictactoe", "one", "--kind", "roundrobin")
+    assert "There is a tournament called 'one' already" in admin_fails(
+        running, "tournament", "create", "tictactoe", "ONE", "--kind", "double")
+    assert "needs at least 2 players to start; 0 joined" in admin_fails(running, "tournament", "start", "one")
+    assert "There is no tournament called 'nope'" in admin_fails(running, "tournament", "start", "nope")
+    listing = admin(running, "tournament", "list")
+    assert listing.split() == ["one", "tictactoe", "roundrobin", "open", "0", "players"]
