@@ -105,7 +105,7 @@ class WebApp:
 
     # -- pages -------------------------------------------------------------------------
     def front(self, request: Request) -> Response:
-        parts = ["<h1>pbmserv boards</h1>"]
+        parts = ['<nav><a href="/tournaments">Tournaments</a></nav><h1>pbmserv boards</h1>']
         with self.session() as s:
             for game in games.available():
                 active = s.scalars(select(Board).where(Board.game == game.name, Board.status == "active")
