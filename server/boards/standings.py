@@ -24,7 +24,6 @@ Tie-breaks, in order:
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -277,10 +276,12 @@ def after_board(session: Session, settings: Settings, board: Board, headline: st
     A Swiss round's end is not the last board: ``pbmserv remind`` pairs the
     next round (server.boards.tournaments.tick).
     """
-    tournament = tournament_of(session, board)
+    if board.tournament_id is None or session.info.get("tournament_quiet"):
+        return []  # (a withdrawal sends one table for all its boards)
+    # Locked, so two boards ending at once are counted one after the other: the
+    # second sees the first, and exactly one of them finds the tournament over.
+    tournament = session.get(Tournament, board.tournament_id, with_for_update=True, populate_existing=True)
     if tournament is None or tournament.status != "running":
-        return []
-    if session.info.get("tournament_quiet"):  # a withdrawal sends one table for all its boards
         return []
     return standings_mails(session, settings, tournament, headline)
 
@@ -303,14 +304,3 @@ def standings_mails(session: Session, settings: Settings, tournament: Tournament
     if headline:
         body = headline.strip() + "\n\n" + body
     return players_mail(session, settings, tournament, subject, body)
-
-
-def pair_counts(boards: list[Board]) -> dict[frozenset[int], int]:
-    """How often each pair of users has met (for the no-repeat rule and the tests)."""
-    counts: dict[frozenset[int], int] = defaultdict(int)
-    for board in boards:
-        ids = [s.user_id for s in board.seats]
-        for i, a in enumerate(ids):
-            for b in ids[i + 1:]:
-                counts[frozenset((a, b))] += 1
-    return counts

@@ -378,13 +378,18 @@ def tick(ctx: Context) -> Tick:
             except CommandError as exc:
                 done.waiting.append(f"{tournament.name}: {exc}")
             continue
-        if tournament.kind != "swiss" or tournament.current_round >= (tournament.rounds or 0):
-            continue
         still = session.scalars(select(Board.id).where(Board.tournament_id == tournament.id,
                                                        Board.status == "active")).first()
-        if still is None:
+        if still is not None:
+            continue
+        if tournament.kind == "swiss" and tournament.current_round < (tournament.rounds or 0):
             done.mails += start_swiss_round(ctx, tournament)
             done.rounds.append(f"{tournament.name} round {tournament.current_round}")
+        else:
+            # Every board has ended but the tournament was not closed with the last
+            # one (it cannot happen under the row lock; this is the net under it).
+            done.mails += standings.standings_mails(session, ctx.settings, tournament)
+            done.rounds.append(f"{tournament.name} finished")
     return done
 
 

@@ -148,6 +148,10 @@ def test_round_robin_of_four_to_the_end(four: Running) -> None:
     standings = [m for m in mails if "tournament spring26 standings" in m.subject]
     assert sorted(m.rcpt_tos[0] for m in standings) == [f"{u}@example.org" for u in ("alice", "bob", "carol", "dave")]
     assert "Boards finished: 1 of 6." in standings[0].text
+    # Ratings change as for any rated board.
+    ratings = say(running, "carol", "tictactoe standings")[0].text
+    rating = {m.group(1): int(m.group(2)) for m in re.finditer(r"^\s+\d+\s+(\w+)\s+(\d+)", ratings, re.M)}
+    assert rating["alice"] > 1600 > rating["bob"], ratings
     play(running, *pair("alice", "carol"), DRAW)
     win(running, *pair("bob", "carol"), "bob")
     play(running, *pair("bob", "dave"), DRAW)
