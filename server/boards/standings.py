@@ -82,6 +82,15 @@ def board_line(session: Session, board: Board) -> str:
             f"{tournament.game} tournament standings {tournament.name}")
 
 
+def vacation_note(session: Session, board: Board) -> str:
+    """What vacation does on a tournament board (the reminder's general advice does not hold there)."""
+    tournament = tournament_of(session, board)
+    if tournament is None:
+        return ""
+    return (f"This is a board of tournament {tournament.name}: vacation stops its reminders but only\n"
+            f"delays the forfeit by {tournament.vacation_days:g} days.")
+
+
 # -- scoring ---------------------------------------------------------------------------------
 
 

@@ -439,7 +439,10 @@ class Reminders:
         state = game.load(board.state)
         moves = boards.moves_of(session, board)
         shown = boards.board_text(self.settings, board, game, state, moves, "", board.to_move, False)
-        tag = standings.subject_tag(session, board) if board.tournament_id is not None else ""
+        tag = ""
+        if board.tournament_id is not None:
+            tag = standings.subject_tag(session, board)
+            text = text.rstrip("\n") + "\n\n" + standings.vacation_note(session, board)
         mail = Mail(to=addresses_of(user), subject=f"{tag}{game.title} Board {board.number} Reminder",
                     body=text.rstrip("\n") + "\n\n" + shown, references=[board_root(self.settings, game.name,
                                                                                       board.number)],

@@ -53,6 +53,7 @@ def tournament() -> None:
 def create(app: Any, game: str, name: str, kind: str, rounds: int | None, options: str, starts: str | None,
            max_players: int | None) -> None:
     """Open tournament NAME of GAME for entries, and mail the announcement to the game's followers."""
+    from server.accounts.accounts import addresses_of
     from server.boards import boards, tournaments
     from server.boards.timers import parse_now
     from server.commands.play import written_out
@@ -73,8 +74,8 @@ def create(app: Any, game: str, name: str, kind: str, rounds: int | None, option
         followers = {f.user.id: f.user for f in session.scalars(select(GameFollow).where(GameFollow.game == plugin.name))}
         for user in followers.values():
             if user.active and user.addresses:
-                queue(session, app.settings, Mail(to=[a.address for a in user.addresses if a.confirmed],
-                                                  subject=subject, body=text, users=[user.userid]))
+                queue(session, app.settings, Mail(to=addresses_of(user), subject=subject, body=text,
+                                                  users=[user.userid]))
         return (f"created tournament {made.name} ({plugin.name}, {kind}); announced to "
                 f"{len(followers)} followers of {plugin.name}.\n\nSubject: {subject}\n\n{text}")
 

@@ -167,6 +167,7 @@ def test_round_robin_of_four_to_the_end(four: Running) -> None:
     out, mails = remind(running, start + timedelta(days=1.1))
     assert "reminded 1" in out and mails[0].rcpt_tos == ["dave@example.org"]
     assert mails[0].subject == f"[spring26 round {round_of[number]}] Tic-Tac-Toe Board {number} Reminder"
+    assert "vacation stops its reminders but only delays the forfeit by 7 days" in flat(mails[0].text)
     out, mails = remind(running, start + timedelta(days=7.2))
     assert "forfeited 1" in out
     final, rows = final_table(mails, "spring26")
