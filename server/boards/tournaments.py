@@ -383,7 +383,17 @@ def tick(ctx: Context) -> Tick:
         if still is not None:
             continue
         if tournament.kind == "swiss" and tournament.current_round < (tournament.rounds or 0):
-            done.mails += start_swiss_round(ctx, tournament)
+            try:
+                # One tournament's trouble (a pairing that fails) must not stop the
+                # others, nor leave half a round: its boards go in a savepoint.
+                with session.begin_nested():
+                    mails = start_swiss_round(ctx, tournament)
+            except Exception as exc:
+                log.exception("tournament %s: round %d not paired", tournament.name, tournament.current_round + 1)
+                done.waiting.append(f"{tournament.name}: round {tournament.current_round + 1} not paired "
+                                    f"({type(exc).__name__}: {exc})")
+                continue
+            done.mails += mails
             done.rounds.append(f"{tournament.name} round {tournament.current_round}")
         else:
             # Every board has ended but the tournament was not closed with the last
