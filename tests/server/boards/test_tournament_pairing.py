@@ -114,3 +114,39 @@ def test_swiss_never_repeats_a_pairing(sqlite_url: str, n: int, rounds: int, see
                 assert done.rounds == [f"sw round {number + 1}"], done
 
         db.run(check_and_finish)
+
+
+def test_a_round_that_cannot_be_paired_changes_nothing(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = Database(sqlite_url)
+    db.upgrade()
+    settings = Settings(database_url=sqlite_url, addresses=["pbmserv@games.test"])
+
+    def ctx(session):  # type: ignore[no-untyped-def]
+        return Context(session, settings, Request(words=[], line="", sender="pbmserv@games.test", admin=True),
+                       utcnow())
+
+    def setup(session):  # type: ignore[no-untyped-def]
+        t = tournaments.create(session, boards.plugin_for("tictactoe"), "sw", "swiss", 2, [], None, None)
+        for i in range(4):
+            user = User(userid=f"p{i}", password_hash="x")
+            session.add(user)
+            session.flush()
+            tournaments.join(session, t, user, utcnow())
+        tournaments.start(ctx(session), t)
+        for board in session.scalars(select(Board).where(Board.tournament_id == t.id)):
+            boards.finish(board, Outcome((0,), (1,), "won"))
+
+    db.run(setup)
+
+    def broken(**kwargs):  # type: ignore[no-untyped-def]
+        raise RuntimeError("no pairing today")
+
+    monkeypatch.setattr(tournaments, "generate_pairings", broken)
+    done = db.run(lambda s: tournaments.tick(ctx(s)))
+    assert done.rounds == [] and "round 2 not paired (RuntimeError: no pairing today)" in done.waiting[0]
+    with db.transaction() as s:
+        assert tournaments.find(s, "sw").current_round == 1
+        assert len(s.scalars(select(Board.id).where(Board.tournament_round == 2)).all()) == 0
+    monkeypatch.undo()
+    done = db.run(lambda s: tournaments.tick(ctx(s)))
+    assert done.rounds == ["sw round 2"]
