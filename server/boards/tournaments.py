@@ -38,6 +38,8 @@ from __future__ import annotations
 import itertools
 import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -181,21 +183,39 @@ def withdraw(ctx: Context, tournament: Tournament, user: User) -> tuple[str, lis
                                        Seat.user_id == user.id).order_by(Board.number).with_for_update(of=Board)
     ).all()
     mails: list[Mail] = []
-    ctx.session.info["tournament_quiet"] = True
-    try:
+    with one_table(ctx):
         for board in running:
             seat = boards.seat_of(board, user)
             assert seat is not None
             mails += lifecycle.resign_now(ctx, board, game, seat, user,
                                           reason=f"{user.userid} withdrew from tournament {tournament.name}",
                                           verb=f"withdrew from tournament {tournament.name}")
-    finally:
-        ctx.session.info.pop("tournament_quiet", None)
     forfeited = ", ".join(str(b.number) for b in running)
     headline = f"{user.userid} withdrew from tournament {tournament.name}" + (
         f"; boards {forfeited} are forfeited (a loss for {user.userid})." if running else ".")
     mails += standings.standings_mails(ctx.session, ctx.settings, tournament, headline)
     return headline, mails
+
+
+@contextmanager
+def one_table(ctx: Context) -> Iterator[None]:
+    """Boards ended inside send no standings each: the caller sends one table afterwards."""
+    ctx.session.info["tournament_quiet"] = True
+    try:
+        yield
+    finally:
+        ctx.session.info.pop("tournament_quiet", None)
+
+
+def after_signoff(ctx: Context, user: User, ended: list[Board]) -> list[Mail]:
+    """A closed account's tournament boards were resigned: one standings mail per tournament."""
+    mails: list[Mail] = []
+    for tournament_id in sorted({b.tournament_id for b in ended if b.tournament_id is not None}):
+        tournament = ctx.session.get(Tournament, tournament_id, with_for_update=True, populate_existing=True)
+        if tournament is not None and tournament.status == "running":
+            headline = f"{user.userid} signed off: their boards of tournament {tournament.name} are forfeited."
+            mails += standings.standings_mails(ctx.session, ctx.settings, tournament, headline)
+    return mails
 
 
 # -- starting and pairing ------------------------------------------------------------------

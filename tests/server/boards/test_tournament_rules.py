@@ -128,6 +128,10 @@ def test_signoff_forfeits_tournament_boards(running: Running) -> None:
         orders = sorted(tuple(seats) for _, _, seats in found if set(seats) == set(pair))
         assert orders == sorted([pair, pair[::-1]])  # the second cycle exchanges the seats
     mails = say(running, "carol", "signoff carol cherry3")
+    # Four boards forfeited, one standings table to each player still in.
+    tables = [m for m in mails if m.subject == "tictactoe tournament quit standings"]
+    assert sorted(m.rcpt_tos[0] for m in tables) == ["alice@example.org", "bob@example.org"]
+    assert "carol signed off: their boards of tournament quit are forfeited." in flat(tables[0].text)
     assert "The account carol is closed" in flat(mails[0].text) or any(
         "The account carol is closed" in flat(m.text) for m in mails)
     for number, _, seats in found:
