@@ -34,8 +34,29 @@ def _score(t: Tournament, points: int) -> str:
     return {2: "1", 1: "½", 0: "0"}[points]
 
 
+def pool_table(table: standings.Standings) -> str:
+    """Pools: three players a board, so a row per board with each player's points on it."""
+    names = [row.userid for row in table.rows]
+    head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
+    out = [f'<table class="cross"><caption>Crosstable (points per board)</caption><tr><th>Board</th>{head}</tr>']
+    for board in table.boards:
+        seats = {s.user.userid: s.seat for s in board.seats}
+        cells = []
+        for name in names:
+            if name not in seats:
+                cells.append('<td class="me"></td>')
+            elif board.status == "finished" and board.outcome is not None:
+                cells.append(f"<td>{standings.seat_points(board.outcome, seats[name])}</td>")
+            else:
+                cells.append("<td>&hellip;</td>")
+        out.append(f'<tr><td><a href="/{board.game}/{board.number}">{board.number}</a></td>{"".join(cells)}</tr>')
+    return "".join(out) + "</table>"
+
+
 def crosstable(table: standings.Standings) -> str:
     t = table.tournament
+    if t.kind == "pools":
+        return pool_table(table)
     rows = table.rows
     results: dict[tuple[int, int], list[str]] = defaultdict(list)
     for row in rows:
@@ -79,7 +100,8 @@ def rounds_list(table: standings.Standings) -> str:
         by_round[board.tournament_round or 0].append(board)
     out = ['<section class="rounds"><h2>Rounds</h2>']
     for number in sorted(by_round):
-        out.append(f"<h3>{html.escape(standings.round_label(t, number).capitalize())}</h3><ul>")
+        label = standings.round_label(t, number)
+        out.append(f"<h3>{html.escape(label[:1].upper() + label[1:])}</h3><ul>")
         for board in by_round[number]:
             names = [s.user.userid for s in board.seats]
             if board.status == "active":
