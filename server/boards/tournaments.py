@@ -49,6 +49,7 @@ from sqlalchemy.orm import Session
 
 import games
 from games import Game
+from server.accounts.accounts import addresses_of
 from server.boards import boards, lifecycle, standings
 from server.boards.context import Context
 from server.core.errors import CommandError
@@ -355,10 +356,12 @@ def start_swiss_round(ctx: Context, tournament: Tournament) -> list[Mail]:
         entry = entry_of(tournament, user)
         assert entry is not None
         entry.byes = [*(entry.byes or []), number]
-        mails += standings.players_mail(ctx.session, ctx.settings, tournament,
-                                        f"{tournament.game} tournament {tournament.name} round {number}: bye",
-                                        f"{user.userid} has the bye in round {number} of tournament "
-                                        f"{tournament.name}: a point without a game.\n")
+        if user.active and user.addresses:
+            mails.append(Mail(to=addresses_of(user), users=[user.userid],
+                              subject=f"{tournament.game} tournament {tournament.name} round {number}: bye",
+                              body=f"{user.userid} has the bye in round {number} of tournament "
+                                   f"{tournament.name}: a point without a game.\n",
+                              references=[standings.tournament_root(ctx.settings, tournament)]))
     if not pairing.tables:  # nobody left to pair: the tournament ends here
         tournament.rounds = number
         mails += standings.standings_mails(ctx.session, ctx.settings, tournament)

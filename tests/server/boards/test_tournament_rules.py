@@ -44,11 +44,12 @@ def test_swiss_bye_and_withdrawal(running: Running) -> None:
     running.sink.clear()
     admin(running, "tournament", "start", "small")
     byes = [m for m in running.sink.messages if m.subject.endswith("round 1: bye")]
-    assert byes and "has the bye in round 1" in byes[0].text
+    assert len(byes) == 1 and "has the bye in round 1" in byes[0].text  # to that player alone
     tables = [(n, seats) for n, r, seats in tournament_boards(running, "small") if r == 1]
     assert len(tables) == 2
     sitting = [u for _, seats in tables for u in seats]
     (bye,) = set(names) - set(sitting)
+    assert byes[0].rcpt_tos == [f"{bye}@example.org"]
     number, seats = tables[0]
     quitter = seats[0]
     mails = say(running, quitter, f"tictactoe tournament leave small {quitter} {PASSWORDS[quitter]}")
