@@ -19,7 +19,7 @@ import games
 from games import Game, Outcome
 from server.accounts.accounts import addresses_of
 from server.accounts.reply_address import invite
-from server.boards import board_notes, conditional
+from server.boards import board_notes, conditional, standings
 from server.boards.ratings import rate_board
 from server.boards.watchers import board_watchers
 from server.core.config import Settings
@@ -283,6 +283,9 @@ def board_text(
     parts.append(render(board, game, state, viewer))
     players = ", ".join(player_label(board, game, state, i) for i in range(len(board.seats)))
     parts.append(f"Players: {players}")
+    session = object_session(board) if board.tournament_id is not None else None
+    if session is not None:
+        parts.append(wrap(standings.board_line(session, board)))
     away = [u.userid for u in seat_users(board) if u.vacation]
     if away and board.status == "active":
         parts.append(f"On vacation (no reminders, no forfeits): {', '.join(away)}")
@@ -354,11 +357,13 @@ def show_text_at(board: Board, game: Game, state: Any, moves: list[Move], headli
 def board_subject(board: Board, game: Game, new: bool = False, comment: str = "") -> str:
     """``[New ]TITLE Board N USER`` or ``... Finished``; `` **`` marks a mail that carries a comment (as pbmserv)."""
     mark = " **" if comment.strip() else ""
+    session = object_session(board) if board.tournament_id is not None else None
+    tag = standings.subject_tag(session, board) if session is not None else ""
     if board.status != "active":
-        return f"{game.title} Board {board.number} Finished{mark}"
+        return f"{tag}{game.title} Board {board.number} Finished{mark}"
     user = user_to_move(board)
     prefix = "New " if new else ""
-    return f"{prefix}{game.title} Board {board.number} {user.userid if user else ''}".rstrip() + mark
+    return f"{tag}{prefix}{game.title} Board {board.number} {user.userid if user else ''}".rstrip() + mark
 
 
 def own_note(board: Board, seat: int | None, private: dict[int, str]) -> str:
@@ -421,6 +426,9 @@ def announce(
         mail = Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid],
                     pictures=pictures if user.pictures else [])
         mails.append(invite(ctx.session, ctx.settings, mail, user, board) if seat is not None else mail)
+    if board.status == "finished" and board.tournament_id is not None:
+        ended = f"{game.title} Board {board.number} has ended. {status_line(board, game, state)}"
+        mails += standings.after_board(ctx.session, ctx.settings, board, wrap(ended))
     return mails
 
 

@@ -196,7 +196,8 @@ def resign_now(
     # A resignation, a declined challenge or a signoff may say why: the
     # comment reaches everyone, as it does with a move.
     comment = {"comment_by": user.userid, "comment": ctx.request.comment}
-    if not has_moved(ctx, board, seat):
+    # A tournament board is never removed: joining the tournament was consent.
+    if board.tournament_id is None and not has_moved(ctx, board, seat):
         board.status = "removed"
         board.to_move = None
         board.finished_at = utcnow()
@@ -227,7 +228,7 @@ def resign(ctx: Context, board: Board, game: Game, seat: int, user: User) -> Res
     Sent again before it takes effect, a resignation is withdrawn.
     """
     queued = (board.pending or {}).get("resign", [])
-    if board.to_move == seat or not has_moved(ctx, board, seat):
+    if board.to_move == seat or (board.tournament_id is None and not has_moved(ctx, board, seat)):
         mails = resign_now(ctx, board, game, seat, user, reason=f"{user.userid} resigned")
         return Resignation(mails[0].body if mails else f"{user.userid} resigned.", mails, now=True)
     pending = dict(board.pending or {})
@@ -356,7 +357,9 @@ def back_from_vacation(session: Session, user: User, now: datetime) -> int:
     """
     waiting = session.scalars(
         select(Board).join(Seat).where(Seat.user_id == user.id, Board.status == "active",
-                                       Board.to_move == Seat.seat).with_for_update()
+                                       Board.to_move == Seat.seat,
+                                       # a tournament board's clock runs on (server/boards/tournaments.py)
+                                       Board.tournament_id.is_(None)).with_for_update()
     ).all()
     for board in waiting:
         restart_clock(session, board, now)

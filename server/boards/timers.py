@@ -40,12 +40,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import and_, func, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, object_session, selectinload
 
 import games
 from server.accounts.accounts import addresses_of
 from server.accounts.reply_address import DIGEST_FOOTER, invite, reply_address
-from server.boards import boards, lifecycle
+from server.boards import boards, lifecycle, standings, tournaments
 from server.boards.context import Context, Request
 from server.core.config import Settings
 from server.core.errors import CommandError
@@ -132,7 +132,7 @@ def plan(session: Session, now: datetime, progress: Progress | None = None) -> t
     """Every active board, with its player to move, in one query; returns (checked, due)."""
     query = (
         select(Board.id, Board.game, Board.number, Board.turn_since, Board.nagtime, Board.forfeittime,
-               Board.reminders_sent, User.id, User.userid, User.vacation, User.digest)
+               Board.reminders_sent, User.id, User.userid, User.vacation, User.digest, Board.tournament_id)
         .join(Seat, and_(Seat.board_id == Board.id, Seat.seat == Board.to_move))
         .join(User, User.id == Seat.user_id)
         .where(Board.status == "active", Board.to_move.is_not(None))
@@ -141,8 +141,9 @@ def plan(session: Session, now: datetime, progress: Progress | None = None) -> t
     checked = 0
     due: list[Due] = []
     pending_tick = 0
+    allowance: dict[int, float | None] = {}
     for (board_id, game, number, since, nagtime, forfeittime, sent, user_id, userid, vacation,
-         digest) in session.execute(query).yield_per(5000):
+         digest, tournament_id) in session.execute(query).yield_per(5000):
         checked += 1
         pending_tick += 1
         if progress and pending_tick >= 1000:
@@ -151,7 +152,13 @@ def plan(session: Session, now: datetime, progress: Progress | None = None) -> t
         kind, period = decide(waited_days(now, since), nagtime, forfeittime)
         if not kind or (kind == "remind" and period <= sent):
             continue
-        if vacation:
+        if vacation and tournament_id is not None:
+            # The tournament's own rule: no reminders, and a forfeit that comes later, not never.
+            if tournament_id not in allowance:
+                allowance[tournament_id] = tournaments.vacation_days(session, board_id)
+            extra = allowance[tournament_id] or 0.0
+            kind = "forfeit" if waited_days(now, since) >= forfeittime + extra else "skip"
+        elif vacation:
             kind = "skip"
         due.append(Due(board_id, user_id, kind, period, digest, f"{game} {number} ({userid})"))
     if progress and pending_tick:
@@ -186,7 +193,22 @@ class Reminders:
         else:
             self.apply(due, summary, sending)
         self.stalled_votes(summary)
+        if not dry_run:
+            self.tournaments(summary)
         return summary
+
+    # -- tournaments: starts at their date, the next Swiss round -----------------------
+    def tournaments(self, summary: Summary) -> None:
+        def work(session: Session) -> None:
+            done = tournaments.tick(self.admin_context(session))
+            for mail in done.mails:
+                mail.auto_submitted = "auto-generated"
+                queue(session, self.settings, mail)
+                summary.mails += 1
+            summary.listing += [f"started tournament {name}" for name in done.started]
+            summary.listing += [f"started {name}" for name in done.rounds]
+            summary.listing += [f"tournament {why}" for why in done.waiting]
+        self.db.run(work)
 
     # -- offers waiting for votes -------------------------------------------------------
     def stalled_votes(self, summary: Summary) -> None:
@@ -300,9 +322,13 @@ class Reminders:
         if board.status != "active" or board.to_move is None:
             return "", 0, None
         user = boards.seat_users(board)[board.to_move]
+        waited = waited_days(self.now, board.turn_since)
+        if user.vacation and user.active and board.tournament_id is not None:
+            extra = tournaments.vacation_days(object_session(board), board.id) or 0.0  # type: ignore[arg-type]
+            return ("forfeit" if waited >= board.forfeittime + extra else ""), 0, user
         if user.vacation or not user.active:
             return "", 0, user
-        kind, period = decide(waited_days(self.now, board.turn_since), board.nagtime, board.forfeittime)
+        kind, period = decide(waited, board.nagtime, board.forfeittime)
         return kind, period, user
 
     def plugin(self, name: str) -> games.Game | None:
@@ -413,7 +439,11 @@ class Reminders:
         state = game.load(board.state)
         moves = boards.moves_of(session, board)
         shown = boards.board_text(self.settings, board, game, state, moves, "", board.to_move, False)
-        mail = Mail(to=addresses_of(user), subject=f"{game.title} Board {board.number} Reminder",
+        tag = ""
+        if board.tournament_id is not None:
+            tag = standings.subject_tag(session, board)
+            text = text.rstrip("\n") + "\n\n" + standings.vacation_note(session, board)
+        mail = Mail(to=addresses_of(user), subject=f"{tag}{game.title} Board {board.number} Reminder",
                     body=text.rstrip("\n") + "\n\n" + shown, references=[board_root(self.settings, game.name,
                                                                                       board.number)],
                     auto_submitted="auto-generated", users=[user.userid],

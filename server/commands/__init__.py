@@ -113,5 +113,6 @@ from server.commands import (  # noqa: E402,F401
     records,
     seeks,
     social,
+    tournaments,
     two_step,
 )

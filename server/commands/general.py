@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 
 import games
 from server.accounts import accounts, confirm
-from server.boards import boards, conditional, lifecycle
+from server.boards import boards, conditional, lifecycle, tournaments
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GAME_VERBS, GENERAL, general
 from server.commands.resolve import spelled, unique
@@ -58,7 +58,7 @@ def games_help() -> str:
 @general
 class Help(Command):
     name = "help"
-    argument_description = "[commands | games | conditional | GAME]"
+    argument_description = "[commands | games | conditional | tournament | GAME]"
     description = "This help; 'help commands' lists every command, 'help GAME' a game's rules."
 
     def process(self, ctx: Context, args: list[str]) -> Result:
@@ -74,6 +74,8 @@ class Help(Command):
             elif word == "conditional":
                 parts.append(render_template("help_conditional.txt", branches=conditional.MAX_BRANCHES,
                                              depth=conditional.MAX_DEPTH))
+            elif word in ("tournament", "tournaments"):
+                parts.append(render_template("help_tournament.txt", address=ctx.settings.address))
             else:
                 try:
                     game = games.load_game(word)
@@ -153,12 +155,14 @@ class Signoff(Command):
         running = ctx.session.scalars(
             select(Board).join(Seat).where(Seat.user_id == user.id, Board.status == "active")
         ).all()
-        for board in running:
-            game = boards.plugin_for(board.game)
-            seat = boards.seat_of(board, user)
-            assert seat is not None
-            mails += lifecycle.resign_now(ctx, board, game, seat, user, reason=f"{user.userid} signed off")
+        with tournaments.one_table(ctx):  # one standings mail per tournament, not one per board
+            for board in running:
+                game = boards.plugin_for(board.game)
+                seat = boards.seat_of(board, user)
+                assert seat is not None
+                mails += lifecycle.resign_now(ctx, board, game, seat, user, reason=f"{user.userid} signed off")
         user.active = False
+        mails += tournaments.after_signoff(ctx, user, running)
         text = f"The account {user.userid} is closed."
         if running:
             text += f" Resigned: {', '.join(f'{b.game} {b.number}' for b in running)}."

@@ -21,6 +21,7 @@ from server.commands import CommandError, Context, Request, dispatch
 from server.core.config import DEFAULT_DATABASE_URL, Settings
 from server.mail.quota import sent_last_hour
 from server.mail.replies import queue
+from server.processes import cli_tournaments
 from server.store.database import Database
 from server.store.model import Board, Inbound, Outbox, User, utcnow
 
@@ -692,6 +693,7 @@ def _register_picture_commands() -> None:
 
 
 _register_picture_commands()
+main.add_command(cli_tournaments.tournament)
 
 if __name__ == "__main__":  # python -m server.cli, where the console script is not installed
     main()

@@ -120,6 +120,11 @@ class Board(Base):
     #: Since when a draw or take-back offer has waited for votes (None: no offer):
     #: ``pbmserv remind`` reminds those who owe a vote and settles it at the forfeit time.
     vote_since: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: The tournament this board belongs to (server/boards/tournaments.py), and its round
+    #: (for pools: the pool, 1 = A); None for an ordinary board.
+    tournament_id: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id", ondelete="SET NULL"),
+                                                      nullable=True, index=True)
+    tournament_round: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="board", cascade="all, delete-orphan", order_by="Seat.seat", lazy="selectin"
@@ -374,3 +379,55 @@ class ImapState(Base):
     last_error_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     #: Messages stored from this folder since the state row was made.
     stored: Mapped[int] = mapped_column(Integer, default=0)
+class Tournament(Base):
+    """An organised event: boards of one game paired by a kind (server/boards/tournaments.py)."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    #: Lower-cased; names are case-insensitive, as userids are.
+    name: Mapped[str] = mapped_column(String(40), unique=True)
+    game: Mapped[str] = mapped_column(String(40))
+    #: "roundrobin", "double", "swiss" or "pools".
+    kind: Mapped[str] = mapped_column(String(12))
+    #: Swiss: how many rounds; the other kinds: None (their schedule fixes it).
+    rounds: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: The challenge option tokens every board starts with, e.g. ["-size=2"].
+    tokens: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    starts_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    max_players: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: "open" (players join and leave), "running" or "finished".
+    status: Mapped[str] = mapped_column(String(10), default="open")
+    #: The round being played (Swiss starts them one by one); 0 before the start.
+    current_round: Mapped[int] = mapped_column(Integer, default=0)
+    #: The tournament timers (the original's: nag after 1 day, forfeit after 7).
+    nagtime: Mapped[float] = mapped_column(Float, default=1.0)
+    forfeittime: Mapped[float] = mapped_column(Float, default=7.0)
+    #: Days a player on vacation adds to a tournament board's forfeit time (the tournament's own rule).
+    vacation_days: Mapped[float] = mapped_column(Float, default=7.0)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+    entries: Mapped[list[TournamentPlayer]] = relationship(
+        back_populates="tournament", cascade="all, delete-orphan", order_by="TournamentPlayer.id", lazy="selectin"
+    )
+
+
+class TournamentPlayer(Base):
+    """A player who joined a tournament; the order of joining is the seeding order."""
+
+    __tablename__ = "tournament_players"
+    __table_args__ = (UniqueConstraint("tournament_id", "user_id", name="uq_tournament_players_tournament_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    joined_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    #: Set when the player withdrew (or signed off) after the start: no further pairings.
+    withdrawn_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: Swiss rounds in which this player had the bye (a point each).
+    byes: Mapped[list[Any]] = mapped_column(JSON, default=list)
+
+    tournament: Mapped[Tournament] = relationship(back_populates="entries")
+    user: Mapped[User] = relationship(lazy="joined")

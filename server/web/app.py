@@ -33,6 +33,7 @@ import games
 from server.boards import boards
 from server.pictures.draw_svg import to_svg
 from server.store.model import Board, Seat
+from server.web import tournaments
 
 RECENT = 20
 HEADERS = {
@@ -104,7 +105,7 @@ class WebApp:
 
     # -- pages -------------------------------------------------------------------------
     def front(self, request: Request) -> Response:
-        parts = ["<h1>pbmserv boards</h1>"]
+        parts = ['<nav><a href="/tournaments">Tournaments</a></nav><h1>pbmserv boards</h1>']
         with self.session() as s:
             for game in games.available():
                 active = s.scalars(select(Board).where(Board.game == game.name, Board.status == "active")
@@ -203,6 +204,7 @@ def create_app(database_url: str) -> Starlette:
         Route("/", web.front),
         Route("/board.js", web.script),
         Route("/healthz", web.health),
+        *tournaments.routes(web.session, page, HEADERS),
         Route("/{game:str}/{number:int}", web.board),
         Route("/{game:str}/{number:int}/{ply:int}.svg", web.position_svg),
     ]
