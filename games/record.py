@@ -205,6 +205,13 @@ def _start(lines: list[str]) -> int:
     raise RecordError(0, f'no record found: a record begins with tag lines such as [Record "{FORMAT} {VERSION}"]')
 
 
+def text_before(text: str) -> str:
+    """What a mail says above the record in it (the whole text when it holds none)."""
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if _TAG.match(line.lstrip("> "))), len(lines))
+    return "\n".join(lines[:first]).strip()
+
+
 def _tokens(lines: list[str], first: int) -> Iterator[tuple[str, int, bool]]:
     """(token, line number, is a comment) of the movetext; line numbers count from 1."""
     comment: list[str] | None = None

@@ -19,7 +19,7 @@ import games
 from games import Game, Outcome
 from server.accounts.accounts import addresses_of
 from server.accounts.reply_address import invite
-from server.boards import board_notes
+from server.boards import board_notes, board_record
 from server.boards.ratings import rate_board
 from server.boards.watchers import board_watchers
 from server.core.config import Settings
@@ -410,13 +410,15 @@ def announce(
         pictures = []
     elif pictures is None:
         pictures = picture(ctx.settings, board, game, state)
+    # The last mail of a finished board carries its game record (server.boards.board_record).
+    record = [board_record.attachment(ctx.settings, board, game, moves)] if board.status == "finished" else []
     for user, seat in recipients:
         if not user.active or not user.addresses:
             continue
         note = own_note(board, seat, notes)
         body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment, note)
         mail = Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid],
-                    pictures=pictures if user.pictures else [])
+                    pictures=pictures if user.pictures else [], attachments=list(record))
         mails.append(invite(ctx.session, ctx.settings, mail, user, board) if seat is not None else mail)
     return mails
 

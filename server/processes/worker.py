@@ -325,7 +325,7 @@ class Worker:
                     words, identity, comment = reply.words, reply.identity, reply.comment
                     checked = True
                 request = Request(words=words, line=line, sender=parsed.reply_to, comment=comment,
-                                  message_id=parsed.message_id, identity=identity)
+                                  message_id=parsed.message_id, identity=identity, document=parsed.document)
                 ctx = Context(session=session, settings=self.settings, request=request, now=utcnow())
                 result = dispatch(ctx, words)
                 sender_copy = self._queue_mails(session, parsed, result)
