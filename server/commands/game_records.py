@@ -59,7 +59,7 @@ class RecordCommand(GameCommand):
         if at is not None and at < len(moves):
             which = f"its first {at} of {len(moves)} moves"
         elif board.status == "active":
-            which = f"the {len(moves)} moves played so far"
+            which = f"the {len(moves)} move{'s' if len(moves) != 1 else ''} played so far"
         else:
             which = f"all {len(moves)} moves; the game is over"
         head = (f"The game record of {game.title} Board {number} ({which}), below the line. "

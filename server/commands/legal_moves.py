@@ -36,7 +36,7 @@ def open_position(ctx: Context, game: Game, ref: str) -> tuple[Board, Any, int]:
     state = game.load(board.state)
     seat = game.to_move(state)
     if board.status != "active" or seat is None:
-        raise CommandError(f"{game.title} Board {number} is over: " + boards.status_line(board, game, state),
+        raise CommandError(f"{game.title} Board {number} has no moves to make. " + boards.status_line(board, game, state),
                            board=board, title=game.title)
     return board, state, seat
 

@@ -137,7 +137,7 @@ class Preview(GameCommand):
             else:
                 seat, move = played.moves[n - 1]
                 title = f"After move {n}, {label(state, seat)} {move}:"
-            parts += [title, game.render(state, compact=compact).rstrip("\n")]
+            parts += [title, game.render(state, compact=compact, players=seats).rstrip("\n")]
         if cut:
             parts.append(wrap_indented(f"Boards after moves {RECORD_BOARDS} to {len(played.moves)} are left out; "
                                        f"send '{game.name} preview record #N' with the record for one of them."))
