@@ -11,6 +11,7 @@ only (a position is public: ``show`` draws it for anyone).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from games import Game, GameError
@@ -41,13 +42,19 @@ def open_position(ctx: Context, game: Game, ref: str) -> tuple[Board, Any, int]:
     return board, state, seat
 
 
+def natural(text: str) -> list[tuple[int, int | str]]:
+    """Sort key reading numbers as numbers (``A3`` before ``A10``), letters without case."""
+    return [(0, int(part)) if part.isdigit() else (1, part.casefold()) for part in re.split(r"(\d+)", text)]
+
+
 def grouped(game: Game, moves: list[str]) -> list[tuple[str, list[str]]]:
-    """(origin, endings) in the order the game lists its moves; moves without an origin under ""."""
+    """(origin, endings), both sorted as a player looks them up; moves without an origin last, under ""."""
     groups: dict[str, list[str]] = {}
     for move in moves:
         origin, rest = game.move_origin(move)
         groups.setdefault(origin, []).append(rest)
-    return list(groups.items())
+    return [(origin, sorted(groups[origin], key=natural))
+            for origin in sorted(groups, key=lambda o: (o == "", natural(o)))]
 
 
 def group_lines(origin: str, endings: list[str], width: int) -> list[str]:
