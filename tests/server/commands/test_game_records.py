@@ -27,11 +27,6 @@ ROOT = Path(__file__).resolve().parents[3]
 GAME = "warpandweft"
 
 
-@pytest.fixture
-def db_url(sqlite_url: str) -> str:
-    return sqlite_url
-
-
 def text(mail: Received) -> str:
     return mail.text.replace("\r\n", "\n")
 
@@ -52,8 +47,8 @@ def stored(r: Running) -> tuple[dict, list[tuple[int, str]], dict | None]:
         return board.state, moves, board.outcome
 
 
-def test_the_final_mail_carries_the_record(sqlite_players: Running) -> None:
-    r = sqlite_players
+def test_the_final_mail_carries_the_record(players: Running) -> None:
+    r = players
     last = finished(r)
     assert sorted(m.rcpt_tos[0] for m in last) == ["alice@example.org", "bob@example.org"]
     state, moves, outcome = stored(r)
@@ -74,7 +69,8 @@ def test_the_final_mail_carries_the_record(sqlite_players: Running) -> None:
                 and list(m.message.iter_attachments())]
 
 
-def test_record_by_mail_export_and_web_are_the_same(sqlite_players: Running, db_url: str, tmp_path: Path) -> None:
+def test_record_by_mail_export_and_web_are_the_same(sqlite_players: Running, sqlite_url: str, tmp_path: Path) -> None:
+    db_url = sqlite_url
     r = sqlite_players
     r.mail("carol@example.org", "signup carol cherry3")
     finished(r)
@@ -196,8 +192,8 @@ def test_a_bad_record_is_refused_with_its_line_and_changes_nothing(sqlite_player
     assert boards(r) == 0
 
 
-def test_challenge_from_a_record_after_move_n(sqlite_players: Running) -> None:
-    r = sqlite_players
+def test_challenge_from_a_record_after_move_n(players: Running) -> None:
+    r = players
     new = mailed(r, thunderbird_with_attachment("alice@example.org", f"{GAME} challenge alice bob --record=2",
                                                 "Shall we play it on from here?", RECORD), "alice@example.org")
     assert sorted(m.rcpt_tos[0] for m in new) == ["alice@example.org", "bob@example.org"]
