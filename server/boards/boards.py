@@ -65,6 +65,17 @@ def find_board(session: Session, game: Game, number: int, lock: bool = False) ->
     return board
 
 
+def board_at(session: Session, game: Game, ref: str) -> tuple[Board, list[Move], int | None]:
+    """The board a ``BOARD[#N]`` names, its moves, and N (refused when the board has fewer moves)."""
+    number, at = parse_board_ref(ref)
+    board = find_board(session, game, number)
+    moves = moves_of(session, board)
+    if at is not None and at > len(moves):
+        raise CommandError(f"Board {number} has only {len(moves)} moves; #{at} is not one", board=board,
+                           title=game.title)
+    return board, moves, at
+
+
 def seat_users(board: Board) -> list[User]:
     return [s.user for s in board.seats]
 

@@ -49,12 +49,8 @@ class RecordCommand(GameCommand):
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
         if len(args) != 1:
             raise CommandError(f"Usage: {game.name} record BOARD[#N]", title=game.title)
-        number, at = boards.parse_board_ref(args[0])
-        board = boards.find_board(ctx.session, game, number)
-        moves = boards.moves_of(ctx.session, board)
-        if at is not None and at > len(moves):
-            raise CommandError(f"Board {number} has only {len(moves)} moves; #{at} is not one",
-                               board=board, title=game.title)
+        board, moves, at = boards.board_at(ctx.session, game, args[0])
+        number = board.number
         text = board_record.record_text(board, game, moves, at, site=ctx.settings.address)
         if at is not None and at < len(moves):
             which = f"its first {at} of {len(moves)} moves"

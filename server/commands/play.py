@@ -416,11 +416,7 @@ class Show(GameCommand):
         pictures = []
         board = None
         for ref in args:
-            number, at = boards.parse_board_ref(ref)
-            board = boards.find_board(ctx.session, game, number)
-            moves = boards.moves_of(ctx.session, board)
-            if at is not None and at > len(moves):
-                raise CommandError(f"Board {number} has only {len(moves)} moves; #{at} is not one", board=board, title=game.title)
+            board, moves, at = boards.board_at(ctx.session, game, ref)
             if at is None:
                 state = game.load(board.state)
                 head = f"{game.title} Board {board.number}"

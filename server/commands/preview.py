@@ -78,12 +78,8 @@ class Preview(GameCommand):
             return self.new_board(ctx, game, args[1:])
         if args[0].lower() == "record":
             return self.record(ctx, game, args[1:])
-        number, at = boards.parse_board_ref(args[0])
-        board = boards.find_board(ctx.session, game, number)
-        moves = boards.moves_of(ctx.session, board)
-        if at is not None and at > len(moves):
-            raise CommandError(f"Board {number} has only {len(moves)} moves; #{at} is not one",
-                               board=board, title=game.title)
+        board, moves, at = boards.board_at(ctx.session, game, args[0])
+        number = board.number
         if at is None and board.status != "active":
             raise CommandError(f"{game.title} Board {number} is over; preview it from an earlier move, "
                                f"e.g. {number}#{len(moves)}", board=board, title=game.title)
