@@ -329,15 +329,15 @@ def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int
     ``moveno`` (default: the board's next move number) is passed to plugins
     that take it, so the board names the same #N as the status line.
     """
-    extra = {"moveno": board.ply + 1 if moveno is None else moveno} if _takes_moveno(game) else {}
-    return game.render(
-        state,
-        compact=bool(board.options.get("compact")),
-        seat=viewer,
-        board=board.number,
-        players=[u.userid for u in seat_users(board)],
-        **extra,
-    ).rstrip("\n")
+    return render_state(game, state, bool(board.options.get("compact")), viewer, board.number,
+                        [u.userid for u in seat_users(board)], board.ply + 1 if moveno is None else moveno)
+
+
+def render_state(game: Game, state: Any, compact: bool, viewer: int | None, number: int | None,
+                 players: list[str] | None, moveno: int) -> str:
+    """The plugin's drawing, passing ``moveno`` only to plugins that take it (a board or a record's position)."""
+    extra = {"moveno": moveno} if _takes_moveno(game) else {}
+    return game.render(state, compact=compact, seat=viewer, board=number, players=players, **extra).rstrip("\n")
 
 
 @cache

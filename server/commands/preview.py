@@ -133,7 +133,8 @@ class Preview(GameCommand):
             else:
                 seat, move = played.moves[n - 1]
                 title = f"After move {n}, {label(state, seat)} {move}:"
-            parts += [title, game.render(state, compact=compact, players=seats).rstrip("\n")]
+            number = int(record.tag("Board")) if record.tag("Board").isdigit() else None
+            parts += [title, boards.render_state(game, state, compact, None, number, seats, n + 1)]
         if cut:
             parts.append(wrap_indented(f"Boards after moves {RECORD_BOARDS} to {len(played.moves)} are left out; "
                                        f"send '{game.name} preview record #N' with the record for one of them."))
