@@ -58,12 +58,15 @@ class RecordCommand(GameCommand):
             which = f"the {len(moves)} move{'s' if len(moves) != 1 else ''} played so far"
         else:
             which = f"all {len(moves)} moves; the game is over"
-        head = (f"The game record of {game.title} Board {number} ({which}), below the line. "
-                f"Save it as a text file. Mailed back as an attachment or as the body, it is read by "
+        head = (f"The game record of {game.title} Board {number} ({which}), attached and below the "
+                f"line. Mailed back as an attachment or as the body, it is read by "
                 f"'{game.name} preview record [#N]' and '{game.name} challenge USER1 USER2 --record[=N]'. "
                 f"The format: {FORMAT_DOC}.")
+        name = board_record.record_filename(board)
+        if at is not None and at < len(moves):
+            name = name.replace(".pbmr", f"-{at}.pbmr")
         return Result(f"{wrap(head)}\n\n{'-' * 40}\n{text}", subject=f"{game.title} Board {number} record",
-                      references=[board_root(ctx.settings, game.name, number)])
+                      references=[board_root(ctx.settings, game.name, number)], attachments=[(name, text)])
 
 
 def from_record(ctx: Context, game: Game, value: str) -> tuple[Replay, int]:

@@ -78,13 +78,18 @@ def test_record_by_mail_export_and_web_are_the_same(sqlite_players: Running, sql
     assert [m.rcpt_tos for m in reply] == [["carol@example.org"]]
     assert reply[0].subject == "Warp and Weft Board 101 record"
     body = text(reply[0])
-    assert body.startswith("The game record of Warp and Weft Board 101 (all 4 moves; the game is over),\nbelow")
+    assert body.startswith("The game record of Warp and Weft Board 101 (all 4 moves; the game is over),\n"
+                           "attached and below the line.")
     mailed = body.split("-" * 40 + "\n", 1)[1]
-    attached = [m for m in r.sink.messages if list(m.message.iter_attachments())][0]
-    assert mailed == next(attached.message.iter_attachments()).get_content().replace("\r\n", "\n")
+    final = [m for m in r.sink.messages if m.subject == "Warp and Weft Board 101 Finished"][0]
+    assert mailed == next(final.message.iter_attachments()).get_content().replace("\r\n", "\n")
+    files = [(f.get_filename(), f.get_content().replace("\r\n", "\n")) for f in reply[0].message.iter_attachments()]
+    assert files == [("warpandweft-101.pbmr.txt", mailed)]
     # The first moves only: no result yet.
-    early = parse(text(r.mail("carol@example.org", f"{GAME} record 101#2")[0]))
+    early_mail = r.mail("carol@example.org", f"{GAME} record 101#2")[0]
+    early = parse(text(early_mail))
     assert ([e.move for e in early.entries], early.tag("Result")) == (["C1", "A1"], "*")
+    assert [f.get_filename() for f in early_mail.message.iter_attachments()] == ["warpandweft-101-2.pbmr.txt"]
     # pbmserv game export, as the admin runs it.
     out = tmp_path / "board.txt"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PBMSERV_ADDRESS": ADDRESS}
