@@ -219,3 +219,22 @@ def test_challenge_from_a_record_after_move_n(players: Running) -> None:
     assert "With --record the options are the record's: leave out -size=3" in " ".join(text(err[0]).split())
     won = RECORD.replace("[Result \"*\"]", "[Result \"0-1\"]\n[Reason \"alice resigned\"]").replace("\n*\n", "\n0-1\n")
     assert r.mail("alice@example.org", f"{GAME} challenge alice bob --record", won)[0].subject.startswith("New ")
+
+
+def test_a_multiple_mail_that_ends_the_game_carries_the_record(sqlite_players: Running) -> None:
+    r = sqlite_players
+    r.mail("alice@example.org", f"{GAME} challenge alice bob -size=2")
+    r.mail("alice@example.org", f"{GAME} move 101 alice apple1 C1#1")
+    r.mail("bob@example.org", f"{GAME} move 101 bob banana2 A1#2")
+    out = r.mail("alice@example.org", "multiple", f"{GAME} move 101 alice apple1 E3#3\n"
+                                                  f"{GAME} move 101 bob banana2 E1#4\n"
+                                                  f"{GAME} resign 101 alice apple1\nend\n")
+    combined = [m for m in out if m.rcpt_tos == ["alice@example.org"]]
+    assert [m.subject for m in combined] == ["pbmserv results"]
+    files = list(combined[0].message.iter_attachments())
+    assert [f.get_filename() for f in files] == ["warpandweft-101.pbmr.txt"]
+    record = parse(files[0].get_content())
+    assert ([e.move for e in record.entries], record.tag("Result")) == (["C1", "A1", "E3", "E1"], "0-1")
+    # bob's own mails: after E3, after E1 (his), and the final one with the record.
+    bobs = [m for m in out if m.rcpt_tos == ["bob@example.org"]]
+    assert [len(list(m.message.iter_attachments())) for m in bobs] == [0, 0, 1]
