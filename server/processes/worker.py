@@ -284,7 +284,8 @@ class Worker:
         row.results = [*earlier, {"command": result[0], "ok": result[1].ok, "text": text,
                                   "subject": result[1].subject, "references": result[1].references,
                                   "pictures": [p.to_json() for p in result[1].pictures],
-                                  "attachments": [list(a) for a in result[1].attachments]}]
+                                  **({"attachments": [list(a) for a in result[1].attachments]}
+                                     if result[1].attachments else {})}]
         row.commands_done = index + 1
         last = index + 1 >= max(1, len(parsed.commands))
         if not parsed.multiple:
