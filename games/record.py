@@ -252,7 +252,7 @@ def parse(text: str) -> GameRecord:
     """Read a record (syntax only; :func:`replay` checks it against the rules).
 
     Text before the first tag line (a mail's greeting) and from a ``--``
-    signature line on is ignored; quoted mail (``> ``) is read as it stands.
+    signature line on is ignored; a record quoted in a reply (``> ``) is unquoted.
     """
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if not any(_TAG.match(line) for line in lines):  # a record quoted in a reply ("> [Game ...]")
@@ -377,6 +377,10 @@ def replay(game: Game, record: GameRecord, upto: int | None = None) -> Replay:
     if record.tag("Game").lower() not in (game.name, *game.aliases):
         raise RecordError(record.tag_lines.get("Game", 0),
                           f"this is a record of {clip_input(record.tag('Game'))!r}, not of {game.name}")
+    plies = record.tag("Plies")
+    if upto is None and plies.isdigit() and int(plies) != len(record.entries):
+        raise RecordError(record.tag_lines.get("Plies", 0), f"the Plies tag says {plies} moves but the record "
+                                                            f"has {len(record.entries)}: was it cut short?")
     players = len(record.seats) or game.players
     options = options_of(game, record)
     try:

@@ -139,6 +139,9 @@ def test_refusals_name_the_line_and_the_reason() -> None:
     # A result the last token contradicts.
     assert refusal(WARP.replace("2. E1\n*", "2. E1\n1-0")) == (
         "line 10: the record ends with 1-0 but its Result tag says *")
+    # A record cut short: its Plies tag counts more moves than it has.
+    assert refusal(WARP.replace('[Result "*"]', '[Plies "3"]\n[Result "*"]')) == (
+        "line 6: the Plies tag says 3 moves but the record has 2: was it cut short?")
     # A version this server does not read.
     assert refusal(WARP.replace("pbmserv-record 1", "pbmserv-record 2")) == (
         "line 1: this server reads pbmserv-record 1, not 'pbmserv-record 2'")
