@@ -165,9 +165,12 @@ def _fold(line: str) -> list[str]:
     """
     lines = [""]
     for word in line.split(" "):
-        for index, part in enumerate(re.findall(r"[^,]*,|[^,]+$", word) or [word]):
+        parts = re.findall(r"[^,]*,|[^,]+$", word) or [word]
+        for index, part in enumerate(parts):
             joiner = "" if index or not lines[-1] else " "
-            if lines[-1].strip() and len(lines[-1]) + len(joiner) + len(part) > WIDTH:
+            # A piece with more of its word after it keeps a column for the "\\" a cut would add.
+            room = len(part) + (index < len(parts) - 1)
+            if lines[-1].strip() and len(lines[-1]) + len(joiner) + room > WIDTH:
                 if index:
                     lines[-1] += "\\"
                 lines.append("  " + part)

@@ -76,6 +76,11 @@ def test_record_round_trip(game: Game, data: st.DataObject) -> None:
     seed = data.draw(st.integers(0, 2**32 - 1), label="seed")
     plies = data.draw(st.integers(0, RECORD_PLIES), label="plies")
     options = game.parse_options(tokens)
+    if game.has_position and data.draw(st.booleans(), label="from a position"):
+        # Start from a position string reached by a few random plies: the Position tag carries it.
+        _, before, _ = playout(game, options, random.Random(~seed), data.draw(st.integers(1, 30), label="lead"))
+        if game.to_move(before[-1]) is not None:
+            options = game.parse_options([*tokens, f"-position={game.position(before[-1])}"])
     moves, states, outcome = playout(game, options, random.Random(seed), plies)
     text = write(build(game, options, NAMES[: game.players], moves, outcome, Board="101"))
     assert max(len(line) for line in text.splitlines()) <= 78
