@@ -160,6 +160,38 @@ class Game:
         """
         return None
 
+    # -- records and move lists (optional: the defaults fit most games) -----
+    def record_options(self, options: dict[str, Any]) -> list[str]:
+        """The challenge tokens that give ``options`` back through :meth:`parse_options`.
+
+        A game record (games/record.py) writes these in its Options tag and
+        reads them back with ``parse_options``.  The default writes ``-name``
+        for a true flag and ``-name=value`` for any other value; false, empty
+        and ``position`` (the record's own Position tag) are left out.  A
+        game whose options dict is not its tokens (a stored word that is not
+        an option name) overrides this.
+        """
+        tokens = []
+        for name, value in options.items():
+            if name == "position" or value is None or value is False or value == "":
+                continue
+            tokens.append(f"-{name}" if value is True else f"-{name}={value}")
+        return tokens
+
+    def move_origin(self, move: str) -> tuple[str, str]:
+        """(where the move starts, the rest) for grouping ``GAME moves``: ``("Ri5", "-Rg6")``.
+
+        The default cuts before the first ``-`` or ``x`` after the first
+        character, which is the notation of every game here that moves
+        pieces (TriMac ``Ri5-Rg6``, Tri-D ``Ba2W-b1W`` and ``QL4-KL4``,
+        ``e4xe6xe8``).  A move with no origin (a placement, ``swap``) gives
+        ``("", move)``.
+        """
+        for index, ch in enumerate(move):
+            if index and ch in "-x":
+                return move[:index], move[index:]
+        return "", move
+
     # -- showing and storing ----------------------------------------------
     def render(
         self,

@@ -135,6 +135,11 @@ class Interweave(Game):
                 )
         return opts
 
+    def record_options(self, options: dict[str, Any]) -> list[str]:
+        """``-fifty`` takes on/off (a bare ``-fifty`` is not an option)."""
+        tokens = ["-compact"] if options.get("compact") else []
+        return tokens + ([] if options.get("fifty", True) else ["-fifty=off"])
+
     def start(self, options: dict[str, Any], players: int) -> State:
         if players != 2:
             raise OptionError("Interweave is a game for 2 players")

@@ -116,6 +116,10 @@ class TriDChess(Game):
                 )
         return opts
 
+    def move_origin(self, move: str) -> tuple[str, str]:
+        """Castling (``O-O``, ``O-O-O``) starts from no one square: it is listed on its own."""
+        return ("", move) if move.startswith("O-O") else super().move_origin(move)
+
     def start(self, options: dict[str, Any], players: int) -> State:
         if players != 2:
             raise OptionError("Tri-Dimensional Chess is for 2 players")

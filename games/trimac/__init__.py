@@ -142,6 +142,10 @@ class TriMac(Game):
                 raise OptionError(f"Unknown option -{name}; {valid}")
         return opts
 
+    def record_options(self, options: dict[str, Any]) -> list[str]:
+        """``-game`` only numbers a board drawn outside a server: the record has its Board tag."""
+        return ["-compact"] if options.get("compact") else []
+
     def start(self, options: dict[str, Any], players: int) -> State:
         if players != 3:
             raise OptionError("TriMac 3 Friends is played by exactly 3 players")

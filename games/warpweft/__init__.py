@@ -82,6 +82,12 @@ class WarpAndWeft(Game):
                 raise OptionError(f"unknown option {clip_input(token)!r}; {_VALID}")
         return {"size": size, "primary": primary or "thread", "compact": compact}
 
+    def record_options(self, options: dict[str, Any]) -> list[str]:
+        """The stored ``primary`` word is the option ``-threads`` or ``-patches``."""
+        tokens = [f"-size={int(options.get('size', 4))}"]
+        tokens.append("-patches" if options.get("primary") == "patch" else "-threads")
+        return tokens + (["-compact"] if options.get("compact") else [])
+
     def start(self, options: dict[str, Any], players: int) -> State:
         if players != 2:
             raise OptionError(f"Warp and Weft is a game for 2 players, not {players}")

@@ -40,7 +40,7 @@ MOVE_WORDS = ("swap", "pass")
 SERVER_WORDS = ("resign", "propose", "undo", "accept", "reject")
 #: First words of a reply that are reply commands even where they also name a full command.
 REPLY_VERBS = ("move", "board", "mvoe", *MOVE_WORDS, *SERVER_WORDS, "queue", "preview", "show", "chat", "help",
-               "conditional", "if")
+               "conditional", "if", "moves", "why", "record")
 #: Subject words of our own board mails, left over when the board title is cut off.
 SUBJECT_WORDS = ("new", "error", "reminder", "finished", "**")
 
@@ -186,6 +186,8 @@ def command_for(session: Session, token: str, line: str, from_subject: bool, com
         out = [game.name, "show", ref]
     elif verb == "help":
         out = ["help", *rest]
+    elif verb in ("moves", "why", "record"):  # questions about this board, answered to the asker only
+        out = [game.name, verb, str(board.number), *rest]
     else:
         move = " ".join(words)
         if verb not in SERVER_WORDS and "#" not in move.rstrip("#+"):

@@ -19,7 +19,7 @@ import games
 from games import Game, Outcome
 from server.accounts.accounts import addresses_of
 from server.accounts.reply_address import invite
-from server.boards import board_notes, conditional, standings
+from server.boards import board_notes, board_record, conditional, standings
 from server.boards.ratings import rate_board
 from server.boards.watchers import board_watchers
 from server.core.config import Settings
@@ -63,6 +63,17 @@ def find_board(session: Session, game: Game, number: int, lock: bool = False) ->
     if board is None:
         raise CommandError(f"There is no {game.title} Board {number}", title=game.title)
     return board
+
+
+def board_at(session: Session, game: Game, ref: str) -> tuple[Board, list[Move], int | None]:
+    """The board a ``BOARD[#N]`` names, its moves, and N (refused when the board has fewer moves)."""
+    number, at = parse_board_ref(ref)
+    board = find_board(session, game, number)
+    moves = moves_of(session, board)
+    if at is not None and at > len(moves):
+        raise CommandError(f"Board {number} has only {len(moves)} moves; #{at} is not one", board=board,
+                           title=game.title)
+    return board, moves, at
 
 
 def seat_users(board: Board) -> list[User]:
@@ -323,15 +334,15 @@ def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int
     ``moveno`` (default: the board's next move number) is passed to plugins
     that take it, so the board names the same #N as the status line.
     """
-    extra = {"moveno": board.ply + 1 if moveno is None else moveno} if _takes_moveno(game) else {}
-    return game.render(
-        state,
-        compact=bool(board.options.get("compact")),
-        seat=viewer,
-        board=board.number,
-        players=[u.userid for u in seat_users(board)],
-        **extra,
-    ).rstrip("\n")
+    return render_state(game, state, bool(board.options.get("compact")), viewer, board.number,
+                        [u.userid for u in seat_users(board)], board.ply + 1 if moveno is None else moveno)
+
+
+def render_state(game: Game, state: Any, compact: bool, viewer: int | None, number: int | None,
+                 players: list[str] | None, moveno: int) -> str:
+    """The plugin's drawing, passing ``moveno`` only to plugins that take it (a board or a record's position)."""
+    extra = {"moveno": moveno} if _takes_moveno(game) else {}
+    return game.render(state, compact=compact, seat=viewer, board=number, players=players, **extra).rstrip("\n")
 
 
 @cache
@@ -418,13 +429,15 @@ def announce(
         pictures = []
     elif pictures is None:
         pictures = picture(ctx.settings, board, game, state)
+    # The last mail of a finished board carries its game record (server.boards.board_record).
+    record = [board_record.attachment(ctx.settings, board, game, moves)] if board.status == "finished" else []
     for user, seat in recipients:
         if not user.active or not user.addresses:
             continue
         note = own_note(board, seat, notes)
         body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment, note)
         mail = Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid],
-                    pictures=pictures if user.pictures else [])
+                    pictures=pictures if user.pictures else [], attachments=list(record))
         mails.append(invite(ctx.session, ctx.settings, mail, user, board) if seat is not None else mail)
     if board.status == "finished" and board.tournament_id is not None:
         ended = f"{game.title} Board {board.number} has ended. {status_line(board, game, state)}"

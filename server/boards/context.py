@@ -34,6 +34,9 @@ class Request:
     #: Set when the mail came to a player's reply address: that proves who
     #: sent it, for that one board, in place of a password.
     identity: Identity | None = None
+    #: What the mail carries besides its commands: its first text attachment,
+    #: else its body (``preview record`` and ``challenge --record`` read a game record from it).
+    document: str = ""
 
 
 @dataclass

@@ -105,7 +105,9 @@ def dispatch(ctx: Context, words: list[str]) -> Result:
 # The command modules register themselves on import.
 from server.commands import (  # noqa: E402,F401
     conditional,
+    game_records,
     general,
+    legal_moves,
     play,
     policy,
     preview,

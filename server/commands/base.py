@@ -38,6 +38,8 @@ class Result:
     invite: tuple[User, Board] | None = None
     #: Board pictures for the reply to the sender (server.pictures.cache).
     pictures: list[Picture] = field(default_factory=list)
+    #: Text files attached to the reply to the sender, (filename, text): a game record.
+    attachments: list[tuple[str, str]] = field(default_factory=list)
 
 
 class Command:

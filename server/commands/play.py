@@ -11,7 +11,7 @@ from sqlalchemy import select
 from games import Game
 from server.accounts import accounts, consent
 from server.boards import boards, conditional, lifecycle
-from server.commands import policy
+from server.commands import game_records, policy
 from server.commands.base import CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb
 from server.commands.resolve import AmbiguousOption, expand_options
@@ -70,7 +70,7 @@ def join_quoted(tokens: list[str]) -> list[str]:
 #: Most boards one ``show USERID`` mails at once.
 SHOW_MAX = 20
 #: The ``--name`` options of a challenge that the server reads (not the game).
-SERVER_OPTIONS = ("nagtime", "forfeittime", "force", "unrated")
+SERVER_OPTIONS = ("nagtime", "forfeittime", "force", "unrated", "record")
 #: Of those, the ones only the admin's ``pbmserv challenge`` may give.
 ADMIN_OPTIONS = ("force", "unrated")
 #: The shortest reminder period: a reminder a day is already more than pbmserv's players wanted.
@@ -120,8 +120,10 @@ class GameHelp(GameCommand):
 class Challenge(GameCommand):
     name = "challenge"
     abbrev = 5
-    argument_description = "USER1 USER2 [USER3] [-OPTION[=VALUE] ...] [--nagtime=DAYS] [--forfeittime=DAYS]"
+    argument_description = ("USER1 USER2 [USER3] [-OPTION[=VALUE] ...] [--nagtime=DAYS] [--forfeittime=DAYS] "
+                            "[--record[=N]]")
     description = ("Start a board at once; USER1 moves first. The body is the first comment. "
+                   "--record: from the game record attached (or the body) after its move N (default: all). "
                    "The admin's pbmserv challenge also takes --force (past any policy) and --unrated.")
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
@@ -141,10 +143,16 @@ class Challenge(GameCommand):
         except AmbiguousOption as exc:
             raise CommandError(str(exc), title=game.title) from None
         flags = set()
+        record = None
         for opt in server_opts:
             key, eq, value = opt[2:].partition("=")
             key = key.lower()
-            if key == "nagtime":
+            if key == "record":  # start from a mailed game record's position (server.commands.game_records)
+                if game_opts:
+                    raise CommandError("With --record the options are the record's: leave out "
+                                       + " ".join(game_opts), title=game.title)
+                record = game_records.from_record(ctx, game, value)
+            elif key == "nagtime":
                 nagtime = parse_days(value, "nagtime")
             elif key == "forfeittime":
                 forfeittime = parse_days(value, "forfeittime")
@@ -157,7 +165,7 @@ class Challenge(GameCommand):
                 raise CommandError(f"Unknown option {opt}; server options are --nagtime=DAYS and --forfeittime=DAYS",
                                    title=game.title)
         check_timers(nagtime, forfeittime)
-        options = game_options(game, game_opts)
+        options = game_options(game, game_opts) if record is None else record[0].options
         users = [accounts.require_user(ctx.session, n) for n in names]
         if len({u.id for u in users}) != len(users):
             raise CommandError("A player cannot sit at the same board twice", title=game.title)
@@ -165,26 +173,32 @@ class Challenge(GameCommand):
             check_policies(ctx, game, users)
         board, state = boards.create_board(ctx.session, game, users, options, nagtime, forfeittime,
                                            rated="unrated" not in flags)
+        comment = ctx.request.comment
+        opening = ""
+        if record is not None:
+            state = game_records.play_opening(ctx, board, game, state, record[0].moves)
+            comment = game_records.challenge_comment(ctx)
+            opening = f" It starts from a game record after move {record[1]}: its moves are this board's first."
         challenger, proven = challenger_name(ctx, users[0])
         players = " vs ".join(u.userid for u in users)
         if proven:
-            headline = f"{challenger} started {game.title} Board {board.number}: {players}."
+            headline = f"{challenger} started {game.title} Board {board.number}: {players}.{opening}"
             comment_by = challenger
         else:
             # Not from an address of the first player: say who really sent it,
             # and do not show the body as any player's words.
             headline = textwrap.fill(f"{game.title} Board {board.number} ({players}) was started by a "
-                                     f"challenge sent from {challenger}, not from {users[0].userid}'s address.",
+                                     f"challenge sent from {challenger}, not from {users[0].userid}'s address.{opening}",
                                      width=78, break_on_hyphens=False)
             comment_by = f"The challenge mail (from {challenger}, not a player)"
         mails = boards.announce(ctx, board, game, state, headline, new=True, comment_by=comment_by,
-                                comment=ctx.request.comment)
+                                comment=comment)
         # A challenger who plays gets their board as the answer, so a 'multiple'
         # mail's combined reply carries it too (it once held the headline alone).
         own = next((m.body for m in mails if challenger in m.users), headline)
         return Result(
             own,
-            subject=boards.board_subject(board, game, new=True, comment=ctx.request.comment),
+            subject=boards.board_subject(board, game, new=True, comment=comment),
             mails=mails,
             references=[board_root(ctx.settings, game.name, board.number)],
         )
@@ -404,11 +418,7 @@ class Show(GameCommand):
         pictures = []
         board = None
         for ref in args:
-            number, at = boards.parse_board_ref(ref)
-            board = boards.find_board(ctx.session, game, number)
-            moves = boards.moves_of(ctx.session, board)
-            if at is not None and at > len(moves):
-                raise CommandError(f"Board {number} has only {len(moves)} moves; #{at} is not one", board=board, title=game.title)
+            board, moves, at = boards.board_at(ctx.session, game, ref)
             if at is None:
                 state = game.load(board.state)
                 head = f"{game.title} Board {board.number}"

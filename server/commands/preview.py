@@ -9,16 +9,21 @@ by commas instead.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from games import Game, GameError
 from server.boards import boards
 from server.commands.base import Command, CommandError, Context, Result
+from server.commands.game_records import read_record
 from server.commands.play import game_options
 from server.commands.registry import GAME_VERBS, GameCommand, game_verb, general
 from server.mail.replies import board_root
 from server.mail.wrapping import wrap_indented
 from server.pictures import cache as pictures
+
+#: Boards one ``preview record`` draws at most (one per move; TriMac's is 40 lines).
+RECORD_BOARDS = 25
 
 
 def split_moves(words: list[str]) -> list[str]:
@@ -61,8 +66,9 @@ def outcome_line(game: Game, state: Any, label: Any) -> str:
 class Preview(GameCommand):
     name = "preview"
     abbrev = 4
-    argument_description = "BOARD[#N] MOVE ... | new [-OPTION[=VALUE] ...] MOVE ..."
-    description = "What-if: plays the moves on a copy and mails the result to you only; nothing is stored."
+    argument_description = "BOARD[#N] MOVE ... | new [-OPTION[=VALUE] ...] MOVE ... | record [#N]"
+    description = ("What-if: plays the moves on a copy and mails the result to you only; nothing is stored. "
+                   "'record': the game record attached (or the body), move by move or after #N.")
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
         if not args:
@@ -70,12 +76,10 @@ class Preview(GameCommand):
                                f"{game.name} preview new [-OPTION ...] MOVE ...", title=game.title)
         if args[0].lower() == "new":
             return self.new_board(ctx, game, args[1:])
-        number, at = boards.parse_board_ref(args[0])
-        board = boards.find_board(ctx.session, game, number)
-        moves = boards.moves_of(ctx.session, board)
-        if at is not None and at > len(moves):
-            raise CommandError(f"Board {number} has only {len(moves)} moves; #{at} is not one",
-                               board=board, title=game.title)
+        if args[0].lower() == "record":
+            return self.record(ctx, game, args[1:])
+        board, moves, at = boards.board_at(ctx.session, game, args[0])
+        number = board.number
         if at is None and board.status != "active":
             raise CommandError(f"{game.title} Board {number} is over; preview it from an earlier move, "
                                f"e.g. {number}#{len(moves)}", board=board, title=game.title)
@@ -98,6 +102,46 @@ class Preview(GameCommand):
         return Result(body + "\n", subject=f"{game.title} Board {number} Preview",
                       references=[board_root(ctx.settings, game.name, number)],
                       pictures=boards.picture(ctx.settings, board, game, state))
+
+    def record(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        """``preview record [#N]``: a mailed game record, the board after each move (or after move N)."""
+        if len(args) > 1 or (args and not re.fullmatch(r"#?\d{1,6}", args[0])):
+            raise CommandError(f"Usage: {game.name} preview record [#N], with the record attached or as the body",
+                               title=game.title)
+        at = int(args[0].lstrip("#")) if args else None
+        record, played = read_record(ctx, game, at)
+        seats = record.seats or [f"seat {i + 1}" for i in range(game.players)]
+
+        def label(st: Any, seat: int) -> str:
+            names = game.seat_names(st)
+            return f"{seats[seat]} ({names[seat]})" if seat < len(names) else seats[seat]
+
+        compact = bool(played.options.get("compact"))
+        shown = range(len(played.moves) + 1) if at is None else [at]
+        cut = len(shown) > RECORD_BOARDS
+        if cut:
+            shown = range(RECORD_BOARDS)
+        where = f"Board {record.tag('Board')} " if record.tag("Board") else ""
+        head = (f"Preview of the {game.title} {where}record ({len(record.entries)} moves, "
+                f"{' vs '.join(seats)})" + (f" after move {at}" if at is not None else "")
+                + ". Nothing is stored; this mail went to you only.")
+        parts = [wrap_indented(head)]
+        for n in shown:
+            state = played.states[n]
+            if n == 0:
+                title = "At the start:"
+            else:
+                seat, move = played.moves[n - 1]
+                title = f"After move {n}, {label(state, seat)} {move}:"
+            number = int(record.tag("Board")) if record.tag("Board").isdigit() else None
+            parts += [title, boards.render_state(game, state, compact, None, number, seats, n + 1)]
+        if cut:
+            parts.append(wrap_indented(f"Boards after moves {RECORD_BOARDS} to {len(played.moves)} are left out; "
+                                       f"send '{game.name} preview record #N' with the record for one of them."))
+        parts.append(outcome_line(game, played.final, label))
+        if at is None and record.tag("Result", "*") != "*" and game.outcome(played.final) is None:
+            parts.append(wrap_indented(f"The record ends with {record.tag('Result')}: {record.tag('Reason')}."))
+        return Result("\n\n".join(p for p in parts if p) + "\n", subject=f"{game.title} Preview record")
 
     def new_board(self, ctx: Context, game: Game, args: list[str]) -> Result:
         options = game_options(game, [a for a in args if a.startswith("-")])

@@ -65,6 +65,8 @@ class ParsedMail:
     reply_token: str | None = None
     #: Reply mode: the command is the subject, as the body had no line of the player's.
     from_subject: bool = False
+    #: A document the commands may read (a game record): the first text attachment, else the body.
+    document: str = ""
 
 
 def normalise(text: str) -> str:
@@ -205,6 +207,24 @@ def body_text(msg: Message) -> str:
         if ctype == "text/html" and html is None:
             html = _part_text(part)
     return html_to_text(html) if html is not None else ""
+
+
+def attached_text(msg: Message) -> str | None:
+    """The first attached text file (a game record sent to ``preview record``), or None.
+
+    A part counts when it is marked as an attachment or has a file name, and
+    is text (some clients send a ``.txt`` as application/octet-stream).
+    """
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        disposition = (part.get("Content-Disposition") or "").lower()
+        filename = str(part.get_filename() or "")
+        if "attachment" not in disposition and not filename:
+            continue
+        if part.get_content_maintype() == "text" or filename.lower().endswith(".txt"):
+            return normalise(_part_text(part))
+    return None
 
 
 def _header(msg: Message, name: str) -> str:
@@ -362,7 +382,13 @@ def parse_message(raw: bytes, envelope_from: str, own: set[str], max_commands: i
     else:
         commands = [subject]
         comment = read_comment(body)
+    try:
+        document = attached_text(msg)
+    except Exception as exc:
+        problems.append(f"unreadable attachment: {exc}")
+        document = None
     return ParsedMail(
+        document=body if document is None else document,
         message_id=message_id(msg),
         subject=subject,
         reply_to=reply_to,

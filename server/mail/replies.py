@@ -45,6 +45,8 @@ class Mail:
     reply_to: str | None = None
     #: Board pictures shown inline in the HTML part (server.pictures.cache).
     pictures: list[Picture] = field(default_factory=list)
+    #: Text files attached below the message, (filename, text): a game record (server.boards.board_record).
+    attachments: list[tuple[str, str]] = field(default_factory=list)
 
 
 def board_root(settings: Settings, game: str, number: int) -> str:
@@ -82,6 +84,8 @@ def compose(settings: Settings, mail: Mail) -> EmailMessage:
     page = msg.get_payload()[1]  # type: ignore[index]
     for pic, cid in zip(mail.pictures, cids, strict=True):
         page.add_related(pic.png, "image", "png", cid=f"<{cid}>", disposition="inline", filename=pic.filename)
+    for filename, text in mail.attachments:
+        msg.add_attachment(text, subtype="plain", charset="utf-8", cte="quoted-printable", filename=filename)
     return msg
 
 
@@ -136,8 +140,8 @@ def render(settings: Settings, mail: Mail) -> bytes:
     boundary = f"===============pbm{uuid.uuid4().hex}=="
     head = "".join(_fold(name, value) for name, value in headers)
     part = 'Content-Type: text/{}; charset="utf-8"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n'
-    return b"".join([
-        (head + f'MIME-Version: 1.0\r\nContent-Type: multipart/alternative;\r\n boundary="{boundary}"\r\n\r\n'
+    alternative = b"".join([
+        (f'Content-Type: multipart/alternative;\r\n boundary="{boundary}"\r\n\r\n'
          f"--{boundary}\r\n" + part.format("plain")).encode("ascii"),
         _qp(body),
         f"\r\n--{boundary}\r\n".encode("ascii"),
@@ -145,6 +149,23 @@ def render(settings: Settings, mail: Mail) -> bytes:
         else part.format("html").encode("ascii") + _qp(page),
         f"\r\n--{boundary}--\r\n".encode("ascii"),
     ])
+    return (head + "MIME-Version: 1.0\r\n").encode("ascii") + with_attachments(alternative, mail.attachments)
+
+
+def with_attachments(content: bytes, attachments: list[tuple[str, str]]) -> bytes:
+    """``content`` (a MIME part with its headers) alone, or first in a multipart/mixed with the text files."""
+    if not attachments:
+        return content
+    boundary = f"===============pbm{uuid.uuid4().hex}=="
+    parts = [f'Content-Type: multipart/mixed;\r\n boundary="{boundary}"\r\n\r\n--{boundary}\r\n'.encode("ascii"),
+             content]
+    for filename, text in attachments:
+        safe = "".join(c for c in filename if c.isascii() and (c.isalnum() or c in ".-_")) or "attachment.txt"
+        parts += [f'\r\n--{boundary}\r\nContent-Type: text/plain; charset="utf-8"\r\n'
+                  f'Content-Disposition: attachment; filename="{safe}"\r\n'
+                  "Content-Transfer-Encoding: quoted-printable\r\n\r\n".encode("ascii"), _qp(text)]
+    parts.append(f"\r\n--{boundary}--\r\n".encode("ascii"))
+    return b"".join(parts)
 
 
 def parse_rendered(raw: bytes) -> EmailMessage:

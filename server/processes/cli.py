@@ -483,6 +483,33 @@ def game_show(app: App, name: str, number: int) -> None:
     click.echo(admin_command(app, [cli_game(name).name, "show", str(number)]))
 
 
+@game.command("export")
+@click.argument("name")
+@click.argument("number", type=int)
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), help="write the record here (default: stdout)")
+@pass_app
+def game_export(app: App, name: str, number: int, out: str | None) -> None:
+    """A board's game record (docs/record-format.md), at any point of the game."""
+    from server.boards import board_record, boards
+
+    plugin = cli_game(name)
+
+    def work(session):  # type: ignore[no-untyped-def]
+        board = boards.find_board(session, plugin, number)
+        return board_record.record_text(board, plugin, boards.moves_of(session, board), site=app.settings.address)
+
+    try:
+        text = app.db.run(work)
+    except CommandError as exc:
+        raise click.ClickException(str(exc)) from None
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        with open(out, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        click.echo(f"wrote the record of {plugin.title} Board {number} to {out}", err=True)
+
+
 @main.group()
 def outbox() -> None:
     """The queue of outgoing mail."""

@@ -57,6 +57,8 @@ class StepResult:
     references: list[str]
     #: Board pictures for the sender's reply (already dropped when they turned pictures off).
     pictures: list[Picture] = field(default_factory=list)
+    #: Text files for the sender's reply (a finished board's game record), (filename, text).
+    attachments: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _error_board(words: list[str], exc: Exception) -> tuple[str | None, str | None, int | None]:
@@ -281,7 +283,9 @@ class Worker:
             text = limits.fit_result(text, sum(len(r["text"]) for r in row.results))
         row.results = [*earlier, {"command": result[0], "ok": result[1].ok, "text": text,
                                   "subject": result[1].subject, "references": result[1].references,
-                                  "pictures": [p.to_json() for p in result[1].pictures]}]
+                                  "pictures": [p.to_json() for p in result[1].pictures],
+                                  **({"attachments": [list(a) for a in result[1].attachments]}
+                                     if result[1].attachments else {})}]
         row.commands_done = index + 1
         last = index + 1 >= max(1, len(parsed.commands))
         if not parsed.multiple:
@@ -325,7 +329,7 @@ class Worker:
                     words, identity, comment = reply.words, reply.identity, reply.comment
                     checked = True
                 request = Request(words=words, line=line, sender=parsed.reply_to, comment=comment,
-                                  message_id=parsed.message_id, identity=identity)
+                                  message_id=parsed.message_id, identity=identity, document=parsed.document)
                 ctx = Context(session=session, settings=self.settings, request=request, now=utcnow())
                 result = dispatch(ctx, words)
                 sender_copy = self._queue_mails(session, parsed, result)
@@ -341,11 +345,18 @@ class Worker:
                     self._error_mail(parsed, shown, reason, subject, refs, session))
         shown = mask_words(words, secret_words(session, words, parsed.reply_to, refused=False))
         pictures = result.pictures if result.pictures and wanted_by(session, [parsed.reply_to]) else []
-        outcome = StepResult(True, result.text, result.subject, result.references, pictures)
+        # Files for the sender: the command's own, and those of a mail to the sender that a
+        # 'multiple' reply stands in for (a finished board's game record).
+        sender = parsed.reply_to.lower()
+        files = list(result.attachments)
+        files += [a for m in result.mails if sender in (t.lower() for t in m.to) for a in m.attachments
+                  if a not in files]
+        outcome = StepResult(True, result.text, result.subject, result.references, pictures, files)
         if sender_copy:
             return shown, outcome, None
         reply = Mail(to=[parsed.reply_to], subject=result.subject, body=result.text,
-                     in_reply_to=parsed.message_id or None, references=result.references, pictures=pictures)
+                     in_reply_to=parsed.message_id or None, references=result.references, pictures=pictures,
+                     attachments=files)
         if result.invite is not None and not parsed.multiple:
             invite(session, self.settings, reply, *result.invite)
         return shown, outcome, reply
@@ -388,9 +399,10 @@ class Worker:
         refs = [ref for r in results for ref in r.get("references", [])]
         subject = "pbmserv results" if ok else "pbmserv Error"
         pictures = [Picture.from_json(p) for r in results for p in r.get("pictures", [])]
+        attachments = [(name, text) for r in results for name, text in r.get("attachments", [])]
         return Mail(to=[parsed.reply_to], subject=subject, body="\n".join(lines),
                     in_reply_to=parsed.message_id or None, references=list(dict.fromkeys(refs))[:5],
-                    pictures=pictures)
+                    pictures=pictures, attachments=attachments)
 
     # -- failures -----------------------------------------------------------
     def _failed(self, inbound_id: int, error: str) -> None:

@@ -14,7 +14,8 @@ password, a reply token, a comment or a chat, nor a queued move.
 Pages: ``/`` lists active and recently finished boards per game;
 ``/GAME/NUMBER`` shows one board (the SVG drawing, players, status, move
 list) with a position browser: ``#N`` in the URL is the position after N
-moves, shown by ``/board.js`` fetching ``/GAME/NUMBER/N.svg``.
+moves, shown by ``/board.js`` fetching ``/GAME/NUMBER/N.svg``;
+``/GAME/NUMBER/record`` downloads its game record.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 import games
-from server.boards import boards
+from server.boards import board_record, boards
 from server.pictures.draw_svg import to_svg
 from server.store.model import Board, Seat
 from server.web import tournaments
@@ -162,6 +163,8 @@ class WebApp:
             f"{html.escape(m.move)}</a></li>" for m in moves)
         body = (f'<nav><a href="/">All boards</a></nav><h1>{html.escape(title)}</h1>'
                 f"<p>Players: {html.escape(seats)}</p><p>{html.escape(status)}</p>"
+                f'<p><a id="record" href="{base}/record" download>Download the game record</a> '
+                "(plain text, every move: docs/record-format.md)</p>"
                 f'<div class="board"><div><p><a id="prev" href="#{max(0, board.ply - 1)}">&larr; previous</a>'
                 f' <span id="at">now (after move {board.ply})</span> '
                 f'<a id="next" href="#{board.ply}">next &rarr;</a></p>'
@@ -189,6 +192,17 @@ class WebApp:
         return Response(to_svg(drawing), media_type="image/svg+xml",
                         headers={**HEADERS, "Cache-Control": "public, max-age=60"})
 
+    def record(self, request: Request) -> Response:
+        """The board's game record as a file to save (server.boards.board_record)."""
+        with self.session() as s:
+            found = self._find(s, request)
+            if found is None:
+                return PlainTextResponse("No such board", status_code=404, headers=HEADERS)
+            game, board = found
+            text = board_record.record_text(board, game, boards.moves_of(s, board))
+            name = board_record.record_filename(board)
+        return PlainTextResponse(text, headers={**HEADERS, "Content-Disposition": f'attachment; filename="{name}"'})
+
     def script(self, request: Request) -> Response:
         return Response(SCRIPT, media_type="text/javascript", headers={**HEADERS, "Cache-Control": "max-age=3600"})
 
@@ -207,5 +221,6 @@ def create_app(database_url: str) -> Starlette:
         *tournaments.routes(web.session, page, HEADERS),
         Route("/{game:str}/{number:int}", web.board),
         Route("/{game:str}/{number:int}/{ply:int}.svg", web.position_svg),
+        Route("/{game:str}/{number:int}/record", web.record),
     ]
     return Starlette(routes=routes)
