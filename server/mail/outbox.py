@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from server.core.config import Settings
 from server.mail.quota import outbound_room
+from server.pictures.cache import fill
 from server.store.database import Database, worker_name
 from server.store.model import Outbox, utcnow
 
@@ -34,6 +35,8 @@ class Job:
     recipients: list[str]
     message: bytes
     tries: int
+    #: Board pictures still to draw into ``message`` (server.pictures.cache.fill).
+    pictures: dict | None = None
 
 
 class Deliverer:
@@ -56,7 +59,8 @@ class Deliverer:
                             self.settings.outbound_per_hour)
                 return []
             rows = session.execute(
-                select(Outbox.id, Outbox.envelope_from, Outbox.recipients, Outbox.message, Outbox.tries)
+                select(Outbox.id, Outbox.envelope_from, Outbox.recipients, Outbox.message, Outbox.tries,
+                       Outbox.pictures)
                 .where(
                     Outbox.status == "pending",
                     Outbox.next_attempt <= now,
@@ -73,7 +77,7 @@ class Deliverer:
                             claimed_until=now + timedelta(seconds=self.settings.delivery_lease_seconds))
                     .execution_options(synchronize_session=False)
                 )
-            return [Job(r.id, r.envelope_from, list(r.recipients), r.message, r.tries) for r in rows]
+            return [Job(r.id, r.envelope_from, list(r.recipients), r.message, r.tries, r.pictures) for r in rows]
 
         return self.db.run(work)
 
@@ -114,7 +118,8 @@ class Deliverer:
     def _send(self, smtp: smtplib.SMTP, job: Job) -> bool:
         """Hand one mail to the relay; True once the relay took it (to be marked sent)."""
         try:
-            refused = smtp.sendmail(job.envelope_from, job.recipients, job.message)
+            # The board pictures are drawn now, after the claim's commit: no lock is held.
+            refused = smtp.sendmail(job.envelope_from, job.recipients, fill(job.message, job.pictures))
         except smtplib.SMTPRecipientsRefused as exc:
             codes = [code for code, _ in exc.recipients.values()]
             if all(code >= 500 for code in codes):
