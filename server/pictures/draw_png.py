@@ -251,8 +251,21 @@ def _blends(background: tuple[int, int, int], fill: tuple[int, int, int],
 def _paint_tile(key: tuple, shapes: list[Shape]) -> _Tile:
     background, x, y, w, h, _ = key
     k = SUPERSAMPLE
-    img = Image.new("RGB", (w * k, h * k), background)
-    _draw(img, shapes, -x * k, -y * k)
+    # Pillow truncates negative fractional coordinates towards zero, so a
+    # circle that starts left of the tile would come out a pixel off.  The
+    # canvas reaches out far enough that every fractional coordinate stays
+    # positive (an even margin, to keep the 2x2 grid), then is cropped.
+    left, top = x * k, y * k
+    reach_x = reach_y = 0.0
+    for s in shapes:
+        if not isinstance(s, (Text, Rect)):
+            x0, y0, _, _ = _extent(s)
+            reach_x, reach_y = max(reach_x, left - x0 * k), max(reach_y, top - y0 * k)
+    mx, my = 2 * math.ceil(reach_x / 2), 2 * math.ceil(reach_y / 2)
+    img = Image.new("RGB", (w * k + mx, h * k + my), background)
+    _draw(img, shapes, mx - left, my - top)
+    if mx or my:
+        img = img.crop((mx, my, mx + w * k, my + h * k))
     small = img.reduce(k)
     found = small.getcolors(w * h) or []
     return _Tile(small, frozenset(rgb for _, rgb in found), next(_SERIALS))
