@@ -129,6 +129,29 @@ class Database:
         self.engine.dispose()
 
 
+class Backoff:
+    """Pauses that double while the database keeps failing the same work (a full disk, an outage).
+
+    A worker that took a message and could not commit it tries again; at
+    once, it tried 618 times in 24 s on a full disk.  ``pause`` sleeps
+    ``first``, then twice that, up to ``cap``; ``recovered`` starts over.
+    """
+
+    def __init__(self, first: float = 0.05, cap: float = 5.0,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.first, self.cap, self.sleep = first, cap, sleep
+        self.failures = 0
+
+    def pause(self) -> float:
+        delay = min(self.cap, self.first * 2 ** min(self.failures, 30))
+        self.failures += 1
+        self.sleep(delay)
+        return delay
+
+    def recovered(self) -> None:
+        self.failures = 0
+
+
 class _FileLock:
     """An exclusive flock on ``DATABASE-pbmserv.lock``, waited for at most a deadline.
 
