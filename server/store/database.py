@@ -13,6 +13,7 @@ import fcntl
 import logging
 import os
 import socket
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -153,18 +154,34 @@ class Backoff:
 
 
 class _FileLock:
-    """An exclusive flock on ``DATABASE-pbmserv.lock``, waited for at most a deadline.
+    """An exclusive flock on ``DATABASE-pbmserv.lock``, handed over in turn, waited for at most a deadline.
 
     Per process, opened lazily (after a fork the child opens its own: an
     inherited descriptor would share the parent's lock).  Only pbmserv
     takes it; SQLite's own locking still guards against everything else.
+
+    Why turns (issue 32, item 10): waiters polled the flock, and a worker
+    that released it and asked again at once nearly always won, so the
+    deliverer waited 18 s behind a burst of commands.  Now every waiter
+    draws a ticket (a counter in the lock file, under a byte-range lock held
+    for one read and write) and takes the flock when the file says it is
+    its turn; the holder moves the turn on as it releases.  The flock is
+    still what excludes; the tickets only decide the order.  A waiter or a
+    holder that dies leaves a turn nobody takes: once the turn has not
+    moved for ``STALE`` seconds and the flock is free, the next waiter goes
+    on (a crash costs a pause of that much, never a hang).
     """
+
+    #: Seconds a turn may stand still, with the flock free, before waiters pass over it.
+    STALE = 0.05
+    _COUNTERS = struct.Struct("<QQ")  # next ticket, the ticket whose turn it is
 
     def __init__(self, database: str | None) -> None:
         memory = not database or database == ":memory:" or database.startswith("file::memory:")
         self.path = None if memory else database + "-pbmserv.lock"
         self.fd: int | None = None
         self.pid = 0
+        self.ticket: int | None = None
 
     def acquire(self, timeout: float) -> bool:
         if self.path is None:
@@ -176,23 +193,65 @@ class _FileLock:
                 self.path = None  # a read-only directory: SQLite's busy timeout alone decides
                 return False
             self.pid = os.getpid()
-        # The kernel has no timed flock: try, then sleep briefly (at most 2 ms,
-        # unlike SQLite's busy handler's 100) until it is free or the deadline passes.
-        deadline = time.monotonic() + timeout
-        pause = 0.0002
+        ticket = self._draw()
+        # The kernel has no timed flock: look, then sleep briefly (at most 1 ms,
+        # unlike SQLite's busy handler's 100) until it is our turn and free,
+        # or the deadline passes.
+        now = time.monotonic()
+        deadline = now + timeout
+        pause = 0.0001
+        seen, since = -1, now
         while True:
-            try:
-                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return True
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    return False  # go on: SQLite's busy timeout decides (an error the caller retries)
-                time.sleep(pause)
-                pause = min(pause * 2, 0.002)
+            turn = self._read()[1]
+            if turn != seen:
+                seen, since = turn, now
+            if turn >= ticket or now - since >= self.STALE:
+                try:
+                    fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    self.ticket = ticket
+                    return True
+                except BlockingIOError:
+                    pass
+            if now >= deadline:
+                return False  # go on: SQLite's busy timeout decides (an error the caller retries)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.001)
+            now = time.monotonic()
 
     def release(self) -> None:
-        if self.fd is not None:
-            fcntl.flock(self.fd, fcntl.LOCK_UN)
+        if self.fd is None:
+            return
+        if self.ticket is not None:
+            with self._counters():
+                following, turn = self._read()
+                self._write(following, max(turn, self.ticket + 1))
+            self.ticket = None
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+
+    def _draw(self) -> int:
+        with self._counters():
+            following, turn = self._read()
+            self._write(following + 1, turn)
+        return following
+
+    @contextmanager
+    def _counters(self) -> Iterator[None]:
+        """The counters' own lock: a byte-range lock on them, held for one read and write."""
+        assert self.fd is not None
+        fcntl.lockf(self.fd, fcntl.LOCK_EX, self._COUNTERS.size, 0)
+        try:
+            yield
+        finally:
+            fcntl.lockf(self.fd, fcntl.LOCK_UN, self._COUNTERS.size, 0)
+
+    def _read(self) -> tuple[int, int]:
+        assert self.fd is not None
+        data = os.pread(self.fd, self._COUNTERS.size, 0)
+        return self._COUNTERS.unpack(data) if len(data) == self._COUNTERS.size else (0, 0)
+
+    def _write(self, following: int, turn: int) -> None:
+        assert self.fd is not None
+        os.pwrite(self.fd, self._COUNTERS.pack(following, turn), 0)
 
 
 def _retryable(exc: DBAPIError) -> bool:
