@@ -10,6 +10,7 @@ rows are claimed with ``SKIP LOCKED``; several servers can share one database.
 from __future__ import annotations
 
 import fcntl
+import itertools
 import logging
 import os
 import socket
@@ -154,34 +155,38 @@ class Backoff:
 
 
 class _FileLock:
-    """An exclusive flock on ``DATABASE-pbmserv.lock``, handed over in turn, waited for at most a deadline.
+    """An exclusive flock on ``DATABASE-pbmserv.lock``, waited for at most a deadline, never for ever in vain.
 
     Per process, opened lazily (after a fork the child opens its own: an
     inherited descriptor would share the parent's lock).  Only pbmserv
     takes it; SQLite's own locking still guards against everything else.
 
-    Why turns (issue 32, item 10): waiters polled the flock, and a worker
+    Why a hand-over (issue 32, item 10): waiters poll the flock, and a worker
     that released it and asked again at once nearly always won, so the
-    deliverer waited 18 s behind a burst of commands.  Now every waiter
-    draws a ticket (a counter in the lock file, under a byte-range lock held
-    for one read and write) and takes the flock when the file says it is
-    its turn; the holder moves the turn on as it releases.  The flock is
-    still what excludes; the tickets only decide the order.  A waiter or a
-    holder that dies leaves a turn nobody takes: once the turn has not
-    moved for ``STALE`` seconds and the flock is free, the next waiter goes
-    on (a crash costs a pause of that much, never a hang).
+    deliverer waited 18 s behind a burst of commands.  A waiter that has
+    waited ``PATIENCE`` claims the next turn: it writes its id into the lock
+    file (under a byte-range lock held for one read and write), and every
+    other process leaves the flock alone until that waiter has taken it.  So
+    nobody waits much longer than ``PATIENCE`` plus the holders ahead of it,
+    while without contention (or within the patience) the lock goes to
+    whoever asks, as before: strict turns made every hand-over wait for the
+    next process in line to be scheduled, which on a loaded machine left the
+    lock idle.  A claimant that dies leaves a claim nobody takes: after
+    ``STALE`` seconds with the flock free, it is cleared.
     """
 
-    #: Seconds a turn may stand still, with the flock free, before waiters pass over it.
+    #: Seconds a waiter polls freely before it claims the next turn.
+    PATIENCE = 0.005
+    #: Seconds a claim may stand, with the flock free, before others clear it.
     STALE = 0.05
-    _COUNTERS = struct.Struct("<QQ")  # next ticket, the ticket whose turn it is
+    _CLAIM = struct.Struct("<Qd")  # claimant's id (0: none), when it claimed (CLOCK_MONOTONIC, system-wide)
+    _ids = itertools.count(1)
 
     def __init__(self, database: str | None) -> None:
         memory = not database or database == ":memory:" or database.startswith("file::memory:")
         self.path = None if memory else database + "-pbmserv.lock"
         self.fd: int | None = None
         self.pid = 0
-        self.ticket: int | None = None
 
     def acquire(self, timeout: float) -> bool:
         if self.path is None:
@@ -193,65 +198,64 @@ class _FileLock:
                 self.path = None  # a read-only directory: SQLite's busy timeout alone decides
                 return False
             self.pid = os.getpid()
-        ticket = self._draw()
-        # The kernel has no timed flock: look, then sleep briefly (at most 1 ms,
-        # unlike SQLite's busy handler's 100) until it is our turn and free,
-        # or the deadline passes.
-        now = time.monotonic()
-        deadline = now + timeout
+        me = (os.getpid() << 24) | (next(self._ids) & 0xFFFFFF)
+        # The kernel has no timed flock: try, then sleep briefly (at most 1 ms,
+        # unlike SQLite's busy handler's 100) until it is free or the deadline passes.
+        start = now = time.monotonic()
+        deadline = start + timeout
         pause = 0.0001
-        seen, since = -1, now
         while True:
-            turn = self._read()[1]
-            if turn != seen:
-                seen, since = turn, now
-            if turn >= ticket or now - since >= self.STALE:
+            claimant, since = self._read()
+            if claimant and claimant != me and now - since >= self.STALE:
+                claimant = self._clear(claimant)  # its claimant died or gave up: passed over
+            if claimant in (0, me):
                 try:
                     fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    self.ticket = ticket
+                    if claimant == me:
+                        self._clear(me)
                     return True
                 except BlockingIOError:
-                    pass
+                    if claimant == 0 and now - start >= self.PATIENCE:
+                        self._claim(me, now)
             if now >= deadline:
+                self._clear(me)
                 return False  # go on: SQLite's busy timeout decides (an error the caller retries)
             time.sleep(pause)
             pause = min(pause * 2, 0.001)
             now = time.monotonic()
 
     def release(self) -> None:
-        if self.fd is None:
-            return
-        if self.ticket is not None:
-            with self._counters():
-                following, turn = self._read()
-                self._write(following, max(turn, self.ticket + 1))
-            self.ticket = None
-        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        if self.fd is not None:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
 
-    def _draw(self) -> int:
+    def _claim(self, me: int, now: float) -> None:
         with self._counters():
-            following, turn = self._read()
-            self._write(following + 1, turn)
-        return following
+            if self._read()[0] == 0:
+                os.pwrite(self.fd, self._CLAIM.pack(me, now), 0)  # type: ignore[arg-type]
+
+    def _clear(self, claimant: int) -> int:
+        """Clear ``claimant``'s claim if it still stands; the claimant after that (0: none)."""
+        with self._counters():
+            current = self._read()[0]
+            if current == claimant:
+                os.pwrite(self.fd, self._CLAIM.pack(0, 0.0), 0)  # type: ignore[arg-type]
+                return 0
+            return current
 
     @contextmanager
     def _counters(self) -> Iterator[None]:
-        """The counters' own lock: a byte-range lock on them, held for one read and write."""
+        """The claim's own lock: a byte-range lock on it, held for one read and write."""
         assert self.fd is not None
-        fcntl.lockf(self.fd, fcntl.LOCK_EX, self._COUNTERS.size, 0)
+        fcntl.lockf(self.fd, fcntl.LOCK_EX, self._CLAIM.size, 0)
         try:
             yield
         finally:
-            fcntl.lockf(self.fd, fcntl.LOCK_UN, self._COUNTERS.size, 0)
+            fcntl.lockf(self.fd, fcntl.LOCK_UN, self._CLAIM.size, 0)
 
-    def _read(self) -> tuple[int, int]:
+    def _read(self) -> tuple[int, float]:
         assert self.fd is not None
-        data = os.pread(self.fd, self._COUNTERS.size, 0)
-        return self._COUNTERS.unpack(data) if len(data) == self._COUNTERS.size else (0, 0)
-
-    def _write(self, following: int, turn: int) -> None:
-        assert self.fd is not None
-        os.pwrite(self.fd, self._COUNTERS.pack(following, turn), 0)
+        data = os.pread(self.fd, self._CLAIM.size, 0)
+        return self._CLAIM.unpack(data) if len(data) == self._CLAIM.size else (0, 0.0)
 
 
 def _retryable(exc: DBAPIError) -> bool:

@@ -1,12 +1,12 @@
-"""The SQLite write lock is handed over in turn (issue 32, item 10).
+"""The SQLite write lock is handed over to a process that has waited (issue 32, item 10).
 
 Two writer processes commit as fast as they can, re-taking the lock the
 moment they let it go, as busy workers do; a third process (the deliverer's
 part) asks for it now and then.  Each writer commits a counter; the third
 reads it before asking and once it holds the lock: how many writer commits
-went ahead of it.  With turns, at most one per writer that was already
-waiting (two here, one more for the ticket drawn in the same instant);
-polled, the writers kept winning and the third waited behind dozens.
+went ahead of it.  A waiter claims the next turn after 5 ms, so a few
+commits of 2 ms go ahead, no more; polled, the writers kept winning and the
+third waited behind hundreds.
 """
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ def test_a_process_asking_for_the_lock_waits_its_turn_not_behind_every_writer(sq
         total = s.execute(text("SELECT n FROM counter")).scalar_one()
     db.dispose()
     assert total > 2 * ASKS, "the writers hardly ran: no contention was tested"
-    # One per writer already waiting, one more for a ticket drawn in the same
-    # instant; a little slack for the asker losing its CPU between its read and
-    # its ticket on a loaded machine (polled, it was hundreds: [440, 86, 1473, ...]).
-    assert sorted(ahead)[len(ahead) // 2] <= WRITERS + 1, f"writer commits ahead of each ask: {ahead}"
-    assert max(ahead) <= 4 * WRITERS, f"writer commits ahead of each ask: {ahead}"
+    # Within the 5 ms patience two or three 2 ms commits, then the one holding it;
+    # slack for the asker losing its CPU on a loaded machine.  Polled, it was
+    # hundreds: [440, 86, 1473, 15, 94, ...].
+    assert sorted(ahead)[len(ahead) // 2] <= 6, f"writer commits ahead of each ask: {ahead}"
+    assert max(ahead) <= 12, f"writer commits ahead of each ask: {ahead}"
