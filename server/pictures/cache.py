@@ -105,8 +105,11 @@ def spec_png(spec: dict[str, Any]) -> bytes:
     """The PNG a spec names; a blank 1x1 PNG where the game can no longer draw it (uninstalled),
     so the mail still goes out whole."""
     try:
-        game = games.load_game(spec["game"])
-        made = drawing_png(game, game.load(spec["state"]), spec.get("players"))
+        key = spec_key(spec)
+        made = _CACHE.get(key)  # the other mails of the same move: drawn once
+        if made is None:
+            game = games.load_game(spec["game"])
+            made = _drawn(key, game, game.load(spec["state"]), spec.get("players"))
     except Exception:
         log.exception("board picture of %s could not be drawn; a blank one is sent", spec.get("game"))
         made = None
@@ -126,6 +129,10 @@ def drawing_png(game: Game, state: Any, players: list[str] | None) -> tuple[byte
     if hit is not None:
         _CACHE.move_to_end(key)
         return hit
+    return _drawn(key, game, state, players)
+
+
+def _drawn(key: str, game: Game, state: Any, players: list[str] | None) -> tuple[bytes, str] | None:
     drawing = game.draw(state, None, players)
     if drawing is None:
         return None

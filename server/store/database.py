@@ -199,11 +199,11 @@ class _FileLock:
                 return False
             self.pid = os.getpid()
         me = (os.getpid() << 24) | (next(self._ids) & 0xFFFFFF)
-        # The kernel has no timed flock: try, then sleep briefly (at most 1 ms,
+        # The kernel has no timed flock: try, then sleep briefly (at most 2 ms,
         # unlike SQLite's busy handler's 100) until it is free or the deadline passes.
         start = now = time.monotonic()
         deadline = start + timeout
-        pause = 0.0001
+        pause = 0.0002
         while True:
             claimant, since = self._read()
             if claimant and claimant != me and now - since >= self.STALE:
@@ -221,7 +221,7 @@ class _FileLock:
                 self._clear(me)
                 return False  # go on: SQLite's busy timeout decides (an error the caller retries)
             time.sleep(pause)
-            pause = min(pause * 2, 0.001)
+            pause = min(pause * 2, 0.002)
             now = time.monotonic()
 
     def release(self) -> None:
