@@ -48,6 +48,9 @@ class Deliverer:
         self.name = name or worker_name()
         #: Our EHLO name, looked up once: smtplib would call getfqdn() per connection.
         self.helo_name = socket.getfqdn()
+        # On SQLite the deliverer waits its turn for the write lock, not behind
+        # every worker that asks again (issue 32, item 10).
+        db.hand_over_to_me()
 
     def claim(self, limit: int = 20) -> list[Job]:
         """Up to ``limit`` due rows, claimed for a lease (Core statements: no ORM objects on this path)."""
