@@ -77,7 +77,7 @@ def main() -> int:
         drawings = [game.draw(s, None, names) for s in states]
         if drawings[0] is None:
             continue
-        model = cpu_ms(lambda s: game.draw(s, None, names), states)
+        model = cpu_ms(lambda s, g=game, n=names: g.draw(s, None, n), states)
         base = cpu_ms(whole, drawings[1:])
         for kept in (draw_png._TILES, draw_png._BANDS):
             kept.clear()
