@@ -2,19 +2,24 @@
 
 Rows are claimed for a lease (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so
 servers on several hosts never take the same row at once), sent over one
-SMTP connection per batch, and each marked sent as soon as the relay has
-accepted it (issue 32, item 15: marked together after the batch, a SIGKILL
-under load sent 97 of 1,110 replies twice).  A crash between the relay's
-250 and that mark sends the one mail in flight again: at least once, never
-lost, at most one duplicate per crash.  4xx answers and connection failures
+SMTP connection per batch, and each recorded as sent as soon as the relay
+has accepted it (issue 32, item 15: marked together after the batch, a
+SIGKILL under load sent 97 of 1,110 replies twice): on SQLite in a journal
+file beside the database (``SentJournal``: no write lock per mail), on
+PostgreSQL on its row.  A crash between the relay's 250 and that record
+sends the one mail in flight again: at least once, never lost, at most one
+duplicate per crash.  4xx answers and connection failures
 retry with exponential backoff; 5xx is final.
 """
 
 from __future__ import annotations
 
+import glob
 import logging
+import os
 import smtplib
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -41,6 +46,72 @@ class Job:
     pictures: dict | None = None
 
 
+class SentJournal:
+    """Which mails of the batch in hand the relay has accepted, one line each, beside an SQLite database.
+
+    Marking each row sent as the relay accepts it took the write lock once
+    per mail, behind the workers (issue 32, items 10 and 15).  The journal
+    takes no lock: an append per mail (``O_APPEND``, no fsync: it outlives a
+    killed process, which is what it is for), the rows marked together after
+    the batch, then it is emptied.  A deliverer that starts marks what the
+    journals of dead deliverers name (``recover``), before their leases let
+    anyone send those rows again.  A power cut may lose the last lines: the
+    mails go again, at least once as ever.  One file per process,
+    ``DATABASE-pbmserv.sent.PID``; PostgreSQL marks rows at once instead
+    (several hosts, no write lock to spare).
+    """
+
+    def __init__(self, stem: str) -> None:
+        self.stem = stem
+        self.fd: int | None = None
+        self.pid = 0
+
+    @classmethod
+    def for_database(cls, db: Database) -> SentJournal | None:
+        database = db.engine.url.database if db.is_sqlite else None
+        if not database or database == ":memory:" or database.startswith("file::memory:"):
+            return None
+        return cls(database + "-pbmserv.sent.")
+
+    def _open(self) -> int:
+        if self.fd is None or self.pid != os.getpid():
+            self.fd = os.open(f"{self.stem}{os.getpid()}", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            self.pid = os.getpid()
+        return self.fd
+
+    def add(self, row_id: int) -> None:
+        os.write(self._open(), f"{row_id}\n".encode("ascii"))
+
+    def clear(self) -> None:
+        os.ftruncate(self._open(), 0)
+
+    def recover(self, mark: Callable[[list[int]], None]) -> None:
+        """Mark what the journals of processes no longer alive name, then remove them."""
+        for path in glob.glob(glob.escape(self.stem) + "*"):
+            pid = path.rpartition(".")[2]
+            if not pid.isdigit() or (int(pid) != os.getpid() and _alive(int(pid))):
+                continue
+            try:
+                with open(path, "rb") as f:
+                    ids = [int(line) for line in f.read().split() if line.isdigit()]
+                if ids:
+                    log.warning("marking %d mails sent that a stopped deliverer had handed to the relay", len(ids))
+                    mark(ids)
+                os.unlink(path)
+            except OSError as exc:
+                log.warning("sent journal %s: %s", path, exc)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class Deliverer:
     def __init__(self, db: Database, settings: Settings, name: str | None = None) -> None:
         self.db = db
@@ -51,6 +122,9 @@ class Deliverer:
         # On SQLite the deliverer waits its turn for the write lock, not behind
         # every worker that asks again (issue 32, item 10).
         db.hand_over_to_me()
+        self.journal = SentJournal.for_database(db)
+        if self.journal is not None:
+            self.journal.recover(self._mark_sent)
 
     def claim(self, limit: int = 20) -> list[Job]:
         """Up to ``limit`` due rows, claimed for a lease (Core statements: no ORM objects on this path)."""
@@ -96,16 +170,27 @@ class Deliverer:
             self._release(jobs)
             return 0
         failure = None
+        sent: list[int] = []
         try:
             with smtplib.SMTP(relay[0], relay[1], local_hostname=self.helo_name, timeout=30) as smtp:
                 for job in jobs:
                     if self._send(smtp, job):
-                        # Marked now, before the next mail goes: a crash re-sends
-                        # at most this one.  A failed mark (the database away)
-                        # ends the batch; the rest waits for its lease to run out.
-                        self._mark_sent([job.id])
+                        # Recorded now, before the next mail goes: a crash re-sends
+                        # at most this one.  On SQLite in the journal (no write
+                        # lock: the rows are marked once per batch below); else
+                        # the row at once (a failed mark ends the batch; the rest
+                        # waits for its lease to run out).
+                        if self.journal is not None:
+                            self.journal.add(job.id)
+                            sent.append(job.id)
+                        else:
+                            self._mark_sent([job.id])
         except (OSError, smtplib.SMTPException) as exc:
             failure = f"relay {relay[0]}:{relay[1]}: {exc}"
+        finally:
+            if sent:
+                self._mark_sent(sent)  # before any retry below, so a sent mail is never put back
+                self.journal.clear()  # type: ignore[union-attr]
         if failure is not None:
             for job in jobs:
                 self._retry(job, failure, only_if_claimed=True)
