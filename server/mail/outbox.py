@@ -119,9 +119,6 @@ class Deliverer:
         self.name = name or worker_name()
         #: Our EHLO name, looked up once: smtplib would call getfqdn() per connection.
         self.helo_name = socket.getfqdn()
-        # On SQLite the deliverer waits its turn for the write lock, not behind
-        # every worker that asks again (issue 32, item 10).
-        db.hand_over_to_me()
         self.journal = SentJournal.for_database(db)
         if self.journal is not None:
             self.journal.recover(self._mark_sent)
@@ -162,6 +159,10 @@ class Deliverer:
 
     def run_once(self) -> int:
         """Deliver one batch; the number of rows handled (0: nothing due)."""
+        # On SQLite the process that delivers gets the write lock in turn, not
+        # behind every worker that asks again (issue 32, item 10).  Set here, not
+        # in __init__: serve makes a Deliverer in the listener's process too.
+        self.db.hand_over_to_me()
         jobs = self.claim()
         if not jobs:
             return 0
