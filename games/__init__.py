@@ -41,6 +41,22 @@ log = logging.getLogger(__name__)
 
 _registered: dict[str, Game] = {}
 _discovered: dict[str, Game] | None = None
+#: (every game sorted by command word, command words and aliases -> game): built once,
+#: again only after register/unregister (commands asked for it several times a mail).
+_catalogue: tuple[list[Game], dict[str, Game]] | None = None
+
+
+def _index() -> tuple[list[Game], dict[str, Game]]:
+    global _catalogue
+    if _catalogue is None:
+        plugins = {**_discover(), **_registered}
+        ordered = [plugins[k] for k in sorted(plugins)]
+        words: dict[str, Game] = {}
+        for plugin in ordered:  # the first game in order that answers to a word keeps it, as before
+            for word in (plugin.name, *plugin.aliases):
+                words.setdefault(word.lower(), plugin)
+        _catalogue = (ordered, words)
+    return _catalogue
 
 
 def _discover() -> dict[str, Game]:
@@ -61,23 +77,25 @@ def _discover() -> dict[str, Game]:
 
 def register(plugin: Game) -> None:
     """Make ``plugin`` available without an entry point."""
+    global _catalogue
     _registered[plugin.name.lower()] = plugin
+    _catalogue = None
 
 
 def unregister(name: str) -> None:
+    global _catalogue
     _registered.pop(name.lower(), None)
+    _catalogue = None
 
 
 def available() -> list[Game]:
     """Every installed game, sorted by command word."""
-    plugins = {**_discover(), **_registered}
-    return [plugins[k] for k in sorted(plugins)]
+    return list(_index()[0])
 
 
 def load_game(name: str) -> Game:
     """The plugin whose command word or alias is ``name`` (case-insensitive)."""
-    word = name.lower()
-    for plugin in available():
-        if word == plugin.name.lower() or word in (a.lower() for a in plugin.aliases):
-            return plugin
-    raise UnknownGame(name)
+    plugin = _index()[1].get(name.lower())
+    if plugin is None:
+        raise UnknownGame(name)
+    return plugin

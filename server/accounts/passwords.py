@@ -1,27 +1,44 @@
 """Password hashing: argon2id, never stored or logged in clear.
 
 The cost is OWASP's minimum for argon2id (19 MiB, t=2, p=1): tens of
-milliseconds a verify.  Every move mail carries a password, so the cache
-below keeps a player's next move at microseconds.
+milliseconds a verify.  A move mail with a password would pay that every
+time; the cache below makes it once per player per server start.
 
-A password that verified once is remembered in memory as a keyed BLAKE2b
-digest (the key is random per process and never stored), tied to the stored
-hash it matched, so a player's next move costs microseconds instead of an
-argon2 run (15% of the server's samples under bench/bench_throughput.py).
-This weakens nothing that matters: the database still holds only argon2
-hashes; the digests exist only in the memory of the process that reads
-every password in clear from the mail anyway; a changed password changes
-the stored hash, so the old entry no longer matches; and a wrong password
-is never cached, so guessing by mail still pays the full argon2 cost.
+The verified-password cache is shared by every process ``serve`` forks
+(issue 25: each worker process had its own, so a player paid argon2 once
+per worker).  It is an anonymous shared memory map, made when this module
+is imported -- in ``serve``'s process, before it forks -- so the workers
+inherit the same pages; a process started on its own gets a cache of its
+own.  Each entry is a keyed BLAKE2b digest of (stored hash, password) under
+a key drawn at random at start and held only in the server's memory.
+
+What it gives away, and what it does not:
+
+* The database holds argon2 hashes only, as before; nothing of the cache
+  is ever written to disk or to a file another process could open.
+* A copy of the cache alone (a core dump of the map, say) is 32-byte MACs
+  under an unknown key: nothing to test guesses against.  With the key as
+  well (all of a server process's memory), guesses could be tested at
+  BLAKE2 speed against the passwords that verified since the start -- but
+  whoever reads that memory also reads those passwords in clear from the
+  mail the process handles.
+* It is never an oracle: an entry can only say "this exact password for
+  this exact stored hash verified before".  A wrong password finds no
+  entry and always pays the full argon2 verify; a changed password changes
+  the stored hash, so the old entries match nothing.  A slot torn by two
+  processes writing at once matches nothing either (argon2 again).
+
+Layout: ``_BUCKETS`` buckets of ``_WAYS`` 32-byte slots; the stored hash
+picks the bucket (keyed, so no one can aim at another player's bucket), a
+new entry takes the slot after the bucket's last written one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import mmap
 import os
-import threading
-from collections import OrderedDict
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -30,11 +47,14 @@ from argon2.exceptions import InvalidHashError, VerificationError
 #: here).  Hashes made with the old 4 MiB cost are re-made on the next login.
 _hasher = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
 
-#: Stored hashes whose password verified recently, newest last.
-_CACHE_SIZE = 10_000
+_DIGEST = 32
+_WAYS = 4
+#: 16,384 buckets of 4: 2 MiB, room for tens of thousands of players before evictions matter.
+_BUCKETS = 1 << 14
 _KEY = os.urandom(32)
-_verified: OrderedDict[str, bytes] = OrderedDict()
-_lock = threading.Lock()
+#: One byte per bucket after the slots: which slot the bucket wrote last.
+_shared = mmap.mmap(-1, _BUCKETS * (_WAYS * _DIGEST + 1))
+_NEXT = _BUCKETS * _WAYS * _DIGEST
 
 
 def hash_password(password: str) -> str:
@@ -49,25 +69,41 @@ def needs_rehash(stored: str) -> bool:
         return False
 
 
-def _digest(password: str) -> bytes:
-    return hashlib.blake2b(password.encode("utf-8"), key=_KEY, digest_size=32).digest()
+def _entry(stored: str, password: str) -> bytes:
+    data = stored.encode("utf-8") + b"\x00" + password.encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, key=_KEY, digest_size=_DIGEST, person=b"pbm-verified").digest()
+
+
+def _bucket(stored: str) -> int:
+    pick = hashlib.blake2b(stored.encode("utf-8"), key=_KEY, digest_size=8, person=b"pbm-bucket").digest()
+    return int.from_bytes(pick, "big") % _BUCKETS
+
+
+def _known(bucket: int, entry: bytes) -> bool:
+    base = bucket * _WAYS * _DIGEST
+    found = False
+    for way in range(_WAYS):  # every slot compared, in constant time each
+        start = base + way * _DIGEST
+        found |= hmac.compare_digest(_shared[start:start + _DIGEST], entry)
+    return found
+
+
+def _remember(bucket: int, entry: bytes) -> None:
+    way = (_shared[_NEXT + bucket] + 1) % _WAYS
+    start = bucket * _WAYS * _DIGEST + way * _DIGEST
+    _shared[start:start + _DIGEST] = entry
+    _shared[_NEXT + bucket] = way
 
 
 def verify_password(stored: str, password: str) -> bool:
     """Constant-time check (argon2 and hmac.compare_digest compare in constant time)."""
-    digest = _digest(password)
-    with _lock:
-        known = _verified.get(stored)
-    if known is not None and hmac.compare_digest(known, digest):
+    entry, bucket = _entry(stored, password), _bucket(stored)
+    if _known(bucket, entry):
         return True
     try:
         ok = _hasher.verify(stored, password)
     except (VerificationError, InvalidHashError):
         return False
     if ok:
-        with _lock:
-            _verified[stored] = digest
-            _verified.move_to_end(stored)
-            while len(_verified) > _CACHE_SIZE:
-                _verified.popitem(last=False)
+        _remember(bucket, entry)
     return ok

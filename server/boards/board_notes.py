@@ -26,13 +26,15 @@ def days(value: float) -> str:
     return f"{value:g} day{'' if value == 1 else 's'}"
 
 
-def follower_lines(board: Board) -> str:
+def follower_lines(board: Board, known: dict[str, list[User]] | None = None) -> str:
+    """``Subscribers:`` and ``Notifiers:``; ``known``: followers by kind the caller has loaded already."""
     session = object_session(board)
     if session is None:
         return ""
     lines = []
     for kind, label in (("watch", "Subscribers"), ("notify", "Notifiers")):
-        names = [u.userid for u in board_watchers(session, board, kind)]
+        found = (known or {}).get(kind)
+        names = [u.userid for u in (found if found is not None else board_watchers(session, board, kind))]
         if names:
             lines.append(f"{label}: {', '.join(names)}")
     return "\n".join(lines)

@@ -283,11 +283,14 @@ def board_text(
     comment_by: str | None = None,
     comment: str = "",
     note: str = "",
+    followers: str | None = None,
 ) -> str:
     """The body of a board mail, in commands.md's order.
 
     ``note`` is for this viewer alone (e.g. that their queued move was not
     legal); the small print below the board is server.boards.board_notes'.
+    ``followers``: the board's follower lines where the caller made them
+    already (the same for every recipient of a move: made once, not once each).
     """
     parts = [wrap(headline.strip()), wrap(note.strip()), wrap(status_line(board, game, state)),
              move_list(board, moves, whole)]
@@ -300,7 +303,7 @@ def board_text(
     away = [u.userid for u in seat_users(board) if u.vacation]
     if away and board.status == "active":
         parts.append(f"On vacation (no reminders, no forfeits): {', '.join(away)}")
-    parts.append(wrap(board_notes.follower_lines(board)))
+    parts.append(wrap(board_notes.follower_lines(board) if followers is None else followers))
     parts.append(wrap(board_notes.timing_block(settings, board, moves, user_to_move(board), whole)))
     parts.append(board_notes.rating_lines(board, seat_users(board)))
     link = web_link(settings, board)
@@ -417,12 +420,15 @@ def announce(
     root = board_root(ctx.settings, game.name, board.number)
     mails: list[Mail] = []
     recipients: list[tuple[User, int | None]] = [(u, i) for i, u in enumerate(seat_users(board))]
-    recipients += [(u, None) for u in board_watchers(ctx.session, board)]
+    followers = {kind: board_watchers(ctx.session, board, kind) for kind in ("watch", "notify")}
+    recipients += [(u, None) for u in followers["watch"]]
     if board.status != "active":
         # "notify" subscribers hear only of the end, and once: nothing is
         # announced on a board after it has ended.
         seen = {u.id for u, _ in recipients}
-        recipients += [(u, None) for u in board_watchers(ctx.session, board, "notify") if u.id not in seen]
+        recipients += [(u, None) for u in followers["notify"] if u.id not in seen]
+    # The same for every recipient: made once per move.
+    small_print = board_notes.follower_lines(board, followers)
     notes = private or {}
     wanted = any(u.pictures and u.active and u.addresses for u, _ in recipients)
     if not wanted:
@@ -435,7 +441,8 @@ def announce(
         if not user.active or not user.addresses:
             continue
         note = own_note(board, seat, notes)
-        body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment, note)
+        body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment, note,
+                          small_print)
         mail = Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid],
                     pictures=pictures if user.pictures else [], attachments=list(record))
         mails.append(invite(ctx.session, ctx.settings, mail, user, board) if seat is not None else mail)

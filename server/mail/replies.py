@@ -2,7 +2,9 @@
 
 A reply is built whole, as bytes, inside the transaction of the command that
 caused it: once that transaction commits, the mail exists even if the server
-dies before the relay sees it.
+dies before the relay sees it.  Only its board pictures are left to the
+deliverer (a placeholder and what to draw: server.pictures.cache), as a
+pure function of what is stored, so the mail is the same either way.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from server.core.config import Settings
 from server.mail.limits import cut
 from server.mail.quota import admit, short_for_stranger
 from server.mail.wrapping import wrap_prose
-from server.pictures.cache import Picture, content_ids, html_page, related_part
+from server.pictures.cache import Picture, content_ids, html_page, related_part, spec_png
 from server.store.model import Outbox, utcnow
 
 
@@ -83,7 +85,9 @@ def compose(settings: Settings, mail: Mail) -> EmailMessage:
                         cte="quoted-printable")
     page = msg.get_payload()[1]  # type: ignore[index]
     for pic, cid in zip(mail.pictures, cids, strict=True):
-        page.add_related(pic.png, "image", "png", cid=f"<{cid}>", disposition="inline", filename=pic.filename)
+        # The email package's path (headers beyond plain ASCII: rare) draws the picture here.
+        png = pic.png if pic.png is not None else spec_png(pic.spec or {})
+        page.add_related(png, "image", "png", cid=f"<{cid}>", disposition="inline", filename=pic.filename)
     for filename, text in mail.attachments:
         msg.add_attachment(text, subtype="plain", charset="utf-8", cte="quoted-printable", filename=filename)
     return msg
@@ -194,6 +198,8 @@ def queue(session: Session, settings: Settings, mail: Mail) -> Outbox | None:
         # CRLF on the wire: smtplib sends bytes as they are.
         message=render(settings, mail),
         status="pending",
+        # Drawn by the deliverer, outside the command's locks (server.pictures.cache.fill).
+        pictures={p.key: p.spec for p in mail.pictures if p.png is None and p.spec is not None} or None,
     )
     session.add(row)
     return row

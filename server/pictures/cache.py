@@ -8,6 +8,16 @@ a small cache: the players and watchers of one move share it.
 In the mail the picture sits in a ``multipart/related`` HTML alternative,
 above the ``<pre>`` board, referenced by ``cid:``; the text/plain part is
 the same as without pictures.
+
+The PNG is drawn by the deliverer, not by the command (issue 25): a command
+runs inside the write lock (SQLite) or holding the board's row lock, and
+the PNG was a third of its time.  So a command's :class:`Picture` carries
+what to draw (``spec``: game, stored state, players), the rendered mail
+holds a :func:`placeholder` where the PNG's base64 goes, the outbox row
+keeps the specs, and :func:`fill` draws and puts the PNGs in just before
+the mail goes to the relay.  The drawing is a pure function of the spec
+(server.pictures.draw_png), so the mail the relay gets is the same bytes
+whether it is filled at once or after a crash and restart.
 """
 
 from __future__ import annotations
@@ -15,19 +25,24 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import io
 import json
+import logging
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from PIL import Image
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+import games
 from games import Game
 from server.pictures.draw_png import to_png
 from server.store.model import Address, User
 
+log = logging.getLogger("pbmserv.pictures")
 _CACHE: OrderedDict[str, tuple[bytes, str]] = OrderedDict()
 _CACHE_SIZE = 64
 
@@ -36,29 +51,88 @@ _CACHE_SIZE = 64
 class Picture:
     """One inline image of a mail: PNG bytes, the alt text, a file name, a web page link."""
 
-    png: bytes
+    #: The PNG, or None while it is still to be drawn from ``spec`` (by the deliverer).
+    png: bytes | None
     alt: str
     filename: str
     link: str | None = None
+    #: What to draw: {"game", "state" (the game's dump), "players"}.
+    spec: dict[str, Any] | None = None
+
+    @property
+    def key(self) -> str:
+        """The spec's digest: names the placeholder in the mail and the PNG in the cache."""
+        return spec_key(self.spec or {})
 
     def to_json(self) -> dict[str, Any]:
         """For the multiple-mode results kept on the inbound row until the combined reply."""
-        return {"png": base64.b64encode(self.png).decode("ascii"), "alt": self.alt, "filename": self.filename,
-                "link": self.link}
+        return {"png": base64.b64encode(self.png).decode("ascii") if self.png is not None else None,
+                "alt": self.alt, "filename": self.filename, "link": self.link, "spec": self.spec}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Picture:
-        return cls(base64.b64decode(data["png"]), data["alt"], data["filename"], data.get("link"))
+        png = base64.b64decode(data["png"]) if data.get("png") is not None else None
+        return cls(png, data["alt"], data["filename"], data.get("link"), data.get("spec"))
+
+
+def spec_key(spec: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(spec, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def placeholder(key: str) -> bytes:
+    """Where a PNG's base64 goes in a rendered mail until the deliverer draws it.
+
+    NUL bytes never occur in a rendered mail (headers are ASCII, parts are
+    quoted-printable or base64), so no text a player sends can forge one.
+    """
+    return b"\x00pbmserv-picture:" + key.encode("ascii") + b"\x00"
+
+
+def fill(message: bytes, specs: dict[str, dict[str, Any]] | None) -> bytes:
+    """``message`` with each placeholder replaced by its PNG in base64 (drawn here, outside any lock)."""
+    if not specs:
+        return message
+    for key, spec in specs.items():
+        mark = placeholder(key)
+        if mark not in message:
+            continue
+        png = spec_png(spec)
+        message = message.replace(mark, base64.encodebytes(png).replace(b"\n", b"\r\n").rstrip(b"\r\n"))
+    return message
+
+
+def spec_png(spec: dict[str, Any]) -> bytes:
+    """The PNG a spec names; a blank 1x1 PNG where the game can no longer draw it (uninstalled),
+    so the mail still goes out whole."""
+    try:
+        key = spec_key(spec)
+        made = _CACHE.get(key)  # the other mails of the same move: drawn once
+        if made is None:
+            game = games.load_game(spec["game"])
+            made = _drawn(key, game, game.load(spec["state"]), spec.get("players"))
+    except Exception:
+        log.exception("board picture of %s could not be drawn; a blank one is sent", spec.get("game"))
+        made = None
+    return made[0] if made is not None else _BLANK
+
+
+def _blank_png() -> bytes:
+    out = io.BytesIO()
+    Image.new("P", (1, 1)).save(out, format="PNG")
+    return out.getvalue()
 
 
 def drawing_png(game: Game, state: Any, players: list[str] | None) -> tuple[bytes, str] | None:
     """(PNG, alt text) of ``state``, or None when the game draws no picture."""
-    key = hashlib.sha256(json.dumps([game.name, game.dump(state), players], sort_keys=True,
-                                    default=str).encode()).hexdigest()
+    key = spec_key({"game": game.name, "state": game.dump(state), "players": players})
     hit = _CACHE.get(key)
     if hit is not None:
         _CACHE.move_to_end(key)
         return hit
+    return _drawn(key, game, state, players)
+
+
+def _drawn(key: str, game: Game, state: Any, players: list[str] | None) -> tuple[bytes, str] | None:
     drawing = game.draw(state, None, players)
     if drawing is None:
         return None
@@ -70,11 +144,16 @@ def drawing_png(game: Game, state: Any, players: list[str] | None) -> tuple[byte
 
 
 def make(game: Game, state: Any, players: list[str] | None, name: str, link: str | None = None) -> Picture | None:
-    """The picture of ``state`` for a mail; ``name`` makes its file name (e.g. "board-101")."""
-    made = drawing_png(game, state, players)
-    if made is None:
+    """The picture of ``state`` for a mail, to be drawn by the deliverer; ``name`` makes its file
+    name (e.g. "board-101").  Only the drawing's title (the alt text) is made here."""
+    spec = {"game": game.name, "state": game.dump(state), "players": players}
+    hit = _CACHE.get(spec_key(spec))
+    if hit is not None:
+        return Picture(None, hit[1], f"{game.name}-{name}.png", link, spec)
+    drawing = game.draw(state, None, players)
+    if drawing is None:
         return None
-    return Picture(made[0], made[1], f"{game.name}-{name}.png", link)
+    return Picture(None, drawing.title, f"{game.name}-{name}.png", link, spec)
 
 
 def wanted_by(session: Session, addresses: list[str]) -> bool:
@@ -107,7 +186,8 @@ def related_part(page_qp: bytes, pictures: list[Picture], cids: list[str]) -> by
            'Content-Type: text/html; charset="utf-8"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n'
            .encode("ascii"), page_qp]
     for pic, cid in zip(pictures, cids, strict=True):
-        data = base64.encodebytes(pic.png).replace(b"\n", b"\r\n")
+        data = (base64.encodebytes(pic.png).replace(b"\n", b"\r\n") if pic.png is not None
+                else placeholder(pic.key) + b"\r\n")
         out.append(f"\r\n--{boundary}\r\nContent-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n"
                    f"Content-ID: <{cid}>\r\nContent-Disposition: inline; filename=\"{pic.filename}\"\r\n\r\n"
                    .encode("ascii"))
@@ -118,3 +198,6 @@ def related_part(page_qp: bytes, pictures: list[Picture], cids: list[str]) -> by
 
 def content_ids(pictures: list[Picture], domain: str) -> list[str]:
     return [f"{pic.filename.removesuffix('.png')}.{uuid.uuid4().hex[:12]}@{domain}" for pic in pictures]
+
+
+_BLANK = _blank_png()

@@ -220,6 +220,9 @@ class Outbox(Base):
     claimed_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
     sent_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: Board pictures the deliverer draws into ``message`` before sending: placeholder key ->
+    #: {"game", "state", "players"} (server.pictures.cache.fill); None when there are none.
+    pictures: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class Subscription(Base):
