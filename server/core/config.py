@@ -70,6 +70,13 @@ class Settings:
     max_connections_per_peer: int = 20
     #: Seconds an SMTP connection may sit idle before it is closed (RFC 5321 allows 5 min; we are stricter).
     idle_timeout: float = 60.0
+    #: Seconds DATA waits for its commit before answering 451 (a stalled database is
+    #: answered, never left to the client's timeout); capped at half the idle timeout.
+    store_timeout: float = 20.0
+    #: Seconds the listener's event loop may not answer, or one commit of the store
+    #: thread may last, before ``serve`` exits non-zero for its service manager to
+    #: restart it (0: never).
+    watchdog_seconds: float = 300.0
     #: Stored, unhandled mail from unknown senders beyond which the listener answers 450.
     unknown_backlog: int = 200
     #: Mails from unknown senders the worker handles per minute (their shared budget).

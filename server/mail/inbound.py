@@ -21,8 +21,9 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 from datetime import timedelta
 from email.utils import parseaddr
@@ -149,13 +150,37 @@ def store(db: Database, raw: bytes, mail_from: str, rcpt_to: list[str], rate_lim
     return result
 
 
+def settle(future: Future, result: object = None, error: BaseException | None = None) -> None:
+    """Give ``future`` its outcome unless it already has one.
+
+    The listener cancels a future it stopped waiting for (its bounded wait
+    ran out, or aiosmtpd dropped the session); setting a result on it then
+    raises InvalidStateError, which once killed the store thread for good.
+    """
+    try:
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+    except InvalidStateError:
+        pass
+
+
 class GroupCommit:
     """The listener's store thread: whatever is waiting is committed together.
 
     ``submit`` returns a future that resolves to the row id once the
     message's transaction has committed (durably), or to the exception that
     kept it from being stored: RateLimited, or a database error that makes
-    the listener answer 451.
+    the listener answer 451.  A future the listener cancelled before its
+    batch began is not stored at all; one cancelled later may still be
+    committed (the sender was told 451 and retries; the copy is a duplicate
+    the worker recognises by its dedupe key).
+
+    The thread is supervised: an unexpected error fails its batch and the
+    loop goes on, and ``submit`` starts a new thread if the old one is gone.
+    ``busy_since`` and ``restarts`` are read by the server's watchdog and
+    ``pbmserv status`` (a commit that never returns is a stuck store).
     """
 
     def __init__(self, db: Database, rate_limit: int | None, on_stored: Callable[[], None] | None = None,
@@ -169,19 +194,39 @@ class GroupCommit:
         self.waiting: queue.SimpleQueue[Arrival | None] = queue.SimpleQueue()
         self.thread: threading.Thread | None = None
         self.lock = threading.Lock()
+        self.closed = False
+        #: time.monotonic() when the batch now being committed began; None while idle.
+        self.busy_since: float | None = None
+        #: Store threads started after the first one died.
+        self.restarts = 0
+        #: The last failure of a batch, one line (database errors hide their parameters).
+        self.last_error: str | None = None
 
     def submit(self, raw: bytes, mail_from: str, rcpt_to: list[str]) -> Future:
-        """Queue a message for the next commit (the thread starts with the first message)."""
-        with self.lock:
-            if self.thread is None:
-                self.thread = threading.Thread(target=self._run, name="pbmserv-store", daemon=True)
-                self.thread.start()
+        """Queue a message for the next commit (the thread starts with the first message, again if it died)."""
+        self.ensure_thread()
         arrival = Arrival(raw, mail_from, rcpt_to)
         self.waiting.put(arrival)
         return arrival.done
 
+    def ensure_thread(self) -> None:
+        with self.lock:
+            if self.closed or (self.thread is not None and self.thread.is_alive()):
+                return
+            if self.thread is not None:
+                self.restarts += 1
+                log.error("the store thread had died; starting another (restart %d)", self.restarts)
+            self.thread = threading.Thread(target=self._run, name="pbmserv-store", daemon=True)
+            self.thread.start()
+
+    @property
+    def alive(self) -> bool:
+        thread = self.thread
+        return thread is None or thread.is_alive()
+
     def close(self) -> None:
         with self.lock:
+            self.closed = True
             thread, self.thread = self.thread, None
         if thread is not None:
             self.waiting.put(None)
@@ -203,7 +248,18 @@ class GroupCommit:
                     stop = True
                     break
                 batch.append(more)
-            self._commit(batch)
+            # Messages whose sender stopped waiting (cancelled) are not stored.
+            batch = [a for a in batch if a.done.set_running_or_notify_cancel()]
+            if batch:
+                self.busy_since = time.monotonic()
+                try:
+                    self._commit(batch)
+                except BaseException as exc:  # never let the thread die with futures unanswered
+                    log.exception("store thread error")
+                    for arrival in batch:
+                        settle(arrival.done, error=exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
+                finally:
+                    self.busy_since = None
             if stop:
                 return
 
@@ -211,13 +267,14 @@ class GroupCommit:
         try:
             results = store_batch(self.db, batch, self.rate_limit, self.unknown_backlog, self.settings)
         except Exception as exc:  # every message of the batch gets the same 451
+            self.last_error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
             for arrival in batch:
-                arrival.done.set_exception(exc)
+                settle(arrival.done, error=exc)
             return
-        if self.on_stored is not None and any(not isinstance(r, RateLimited) for r in results):
-            self.on_stored()
         for arrival, result in zip(batch, results, strict=True):
             if isinstance(result, RateLimited):
-                arrival.done.set_exception(result)
+                settle(arrival.done, error=result)
             else:
-                arrival.done.set_result(result)
+                settle(arrival.done, result)
+        if self.on_stored is not None and any(not isinstance(r, RateLimited) for r in results):
+            self.on_stored()

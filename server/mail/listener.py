@@ -41,6 +41,12 @@ class InboundHandler:
         self.settings = settings
         self.store = GroupCommit(db, settings.rate_limit, wake, settings.unknown_backlog, settings)
 
+    @property
+    def store_wait(self) -> float:
+        """Seconds DATA waits for its commit: ``--store-timeout``, and at most half the idle
+        timeout, since aiosmtpd drops a session whose handler outlives it (no answer at all)."""
+        return max(0.1, min(self.settings.store_timeout, self.settings.idle_timeout / 2))
+
     def close(self) -> None:
         self.store.close()
 
@@ -73,8 +79,14 @@ class InboundHandler:
             log.warning("refused a message from %r: %s", mail_from, problem)
             return self._per_recipient(server, envelope, f"552 5.6.0 Message refused: {problem}")
         try:
-            # Resolved by the store thread once this message's commit is on disk.
-            await asyncio.wrap_future(self.store.submit(raw, mail_from, list(envelope.rcpt_tos)))
+            # Resolved by the store thread once this message's commit is on disk;
+            # waited for only so long, so the sender hears 451, never silence.
+            await asyncio.wait_for(asyncio.wrap_future(self.store.submit(raw, mail_from, list(envelope.rcpt_tos))),
+                                   self.store_wait)
+        except TimeoutError:
+            log.warning("the database did not commit within %.0f s; %r asked to retry (451)", self.store_wait,
+                        mail_from)
+            return self._per_recipient(server, envelope, "451 4.3.0 The database is busy; try again later")
         except Backlogged:
             log.warning("backlog: too much mail from unknown senders waiting; %r asked to retry", mail_from)
             return self._per_recipient(server, envelope, "450 4.7.1 Too much mail waiting here; try later")

@@ -138,6 +138,11 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               show_default=True, help="Concurrent SMTP connections from one address; beyond it 421.")
 @click.option("--idle-timeout", envvar="PBMSERV_IDLE_TIMEOUT", type=float, default=60.0, show_default=True,
               help="Seconds an idle SMTP connection is kept.")
+@click.option("--store-timeout", envvar="PBMSERV_STORE_TIMEOUT", type=float, default=20.0, show_default=True,
+              help="Seconds DATA waits for its commit before answering 451 (at most half --idle-timeout).")
+@click.option("--watchdog", "watchdog_seconds", envvar="PBMSERV_WATCHDOG", type=float, default=300.0,
+              show_default=True, help="Seconds the listener or one commit may hang before serve exits 70 "
+                                      "for the service manager to restart it (0: never).")
 @click.option("--unknown-backlog", envvar="PBMSERV_UNKNOWN_BACKLOG", type=int, default=200, show_default=True,
               help="Waiting mails from unknown senders beyond which they get 450.")
 @click.option("--unknown-per-minute", envvar="PBMSERV_UNKNOWN_PER_MINUTE", type=int, default=300, show_default=True,
@@ -160,7 +165,8 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None, listen: str,
          max_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float,
          lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, max_connections: int,
-         max_connections_per_peer: int, idle_timeout: float, unknown_backlog: int, unknown_per_minute: int,
+         max_connections_per_peer: int, idle_timeout: float, store_timeout: float, watchdog_seconds: float,
+         unknown_backlog: int, unknown_per_minute: int,
          outbound_per_hour: int, replies_per_day: int, stranger_replies_per_day: int,
          recipient_delimiter: str,
          web_url: str | None, pictures: bool, verbose: int) -> None:
@@ -176,7 +182,8 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
                            retry_base=retry_base, lease_seconds=lease_seconds,
                            delivery_lease_seconds=delivery_lease_seconds, busy_timeout=busy_timeout,
                            max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,
-                           idle_timeout=idle_timeout, unknown_backlog=unknown_backlog,
+                           idle_timeout=idle_timeout, store_timeout=store_timeout,
+                           watchdog_seconds=watchdog_seconds, unknown_backlog=unknown_backlog,
                            unknown_per_minute=unknown_per_minute, outbound_per_hour=outbound_per_hour,
                            replies_per_recipient_day=replies_per_day,
                            replies_per_stranger_day=stranger_replies_per_day,
@@ -570,7 +577,18 @@ def prune(app: App, days: float) -> None:
 @main.command()
 @pass_app
 def status(app: App) -> None:
-    """Queue depths, active boards per game and the last error."""
+    """Queue depths, active boards per game, the last error, and whether the listener
+    of this directory's ``serve`` is alive (its heartbeat file)."""
+    from server.processes.health import describe
+
+    try:
+        _queue_status(app)
+    finally:  # also when the database cannot be read: then the heartbeat may say why
+        for line in describe(app.settings):
+            click.echo(line)
+
+
+def _queue_status(app: App) -> None:
     now = utcnow()
 
     def age(when) -> str:  # type: ignore[no-untyped-def]

@@ -28,6 +28,7 @@ from typing import Any
 from server.core.config import Settings
 from server.mail.listener import InboundHandler, Listener
 from server.mail.outbox import Deliverer
+from server.processes.health import Watchdog
 from server.processes.worker import Worker
 from server.store.database import Database, worker_name
 
@@ -108,6 +109,7 @@ class Server:
             self.inbound_ready = threading.Event()
             self.outbox_ready = threading.Event()
         self.listener = Listener(InboundHandler(self.db, settings, self.inbound_ready.set), settings)
+        self.watchdog = Watchdog(settings, self.listener, self.listener.handler.store)
 
     def start(self) -> None:
         self.worker.count_crashed()
@@ -121,6 +123,7 @@ class Server:
             self._spawn(self._work_loop, "pbmserv-worker")
             self._spawn(self._deliver_loop, "pbmserv-deliver")
         self.listener.start()
+        self.watchdog.start()
         host, port = self.settings.listen_hostport
         log.info("listening on %s:%d (%s), database %s, %s", host, port, "LMTP" if self.settings.lmtp else "SMTP",
                  self.db.engine.url.render_as_string(hide_password=True),
@@ -135,6 +138,7 @@ class Server:
         self.stopping.set()
         self.inbound_ready.set()
         self.outbox_ready.set()
+        self.watchdog.stop()
         self.listener.stop()
         self.listener.handler.close()
         for thread in self.threads:
