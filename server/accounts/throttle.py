@@ -40,11 +40,16 @@ def _window_open(user: User, now: datetime) -> bool:
     return user.guesses_since is not None and now - user.guesses_since < GUESS_WINDOW
 
 
+def locked(user: User) -> bool:
+    """Password commands from strangers are refused for this account now: nothing may test its hash."""
+    return _window_open(user, utcnow()) and user.guesses >= GUESS_LIMIT
+
+
 def check(user: User, sender: str | None) -> None:
     """Refuse (without looking at the password) when the account is being guessed at."""
     if is_owner(user, sender):
         return
-    if _window_open(user, utcnow()) and user.guesses >= GUESS_LIMIT:
+    if locked(user):
         raise CommandError(f"Too many wrong passwords for {user.userid} this hour: try from its own address")
 
 
