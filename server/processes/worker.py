@@ -321,7 +321,8 @@ class Worker:
                 identity, comment = None, parsed.comment
                 if by_reply:  # the same command, proven by the reply address instead of a password
                     assert parsed.reply_token is not None
-                    reply = command_for(session, parsed.reply_token, line, parsed.from_subject, comment)
+                    reply = command_for(session, parsed.reply_token, line, parsed.from_subject, comment,
+                                        sender=parsed.from_address)
                     words, identity, comment = reply.words, reply.identity, reply.comment
                     checked = True
                 request = Request(words=words, line=line, sender=parsed.reply_to, comment=comment,
