@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 FIRST_BOARD = 101
 RECENT_MOVES = 8
-_BOARD_REF = re.compile(r"^(\d{1,9})(?:#(\d{1,6}))?$")
+_BOARD_REF = re.compile(r"^([0-9]{1,9})(?:#([0-9]{1,6}))?$")
 
 
 def plugin_for(name: str) -> Game:

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import select
 
 from games import Game
+from games.digits import is_digits
 from server.accounts import accounts, consent
 from server.boards import boards, lifecycle
 from server.commands import policy
@@ -21,7 +22,7 @@ from server.pictures.cache import wanted_by
 from server.store import queries
 from server.store.model import Board, Seat, User
 
-_MOVENO = re.compile(r"^(?P<move>.*?)#(?P<n>\d+)$")
+_MOVENO = re.compile(r"^(?P<move>.*?)#(?P<n>[0-9]+)$")
 #: Move words the server handles itself; everything else goes to the plugin.
 SERVER_WORDS = ("resign", "propose", "undo", "accept", "reject")
 
@@ -312,7 +313,7 @@ SUBJECT_STATES = ("finished", "error", "reminder")
 def reply_subject_help(ctx: Context, game: Game, args: list[str]) -> None:
     """Refuse ``GAME move BOARD [USER]``, the subject of a board mail replied to
     unedited, with the exact subject that plays (password and move still to fill in)."""
-    if not args or not args[0].isdigit() or len(args[0]) > 9:
+    if not args or not is_digits(args[0]) or len(args[0]) > 9:
         return
     board = boards.find_board(ctx.session, game, int(args[0]))
     if len(args) > 1 and args[1].lower() not in SUBJECT_STATES:
@@ -393,7 +394,7 @@ class Show(GameCommand):
         if not args:
             raise CommandError(f"Usage: {game.name} show BOARD[#N] ..., or {game.name} show USERID "
                                "[next|active|all]", title=game.title)
-        if not args[0][:1].isdigit():
+        if not is_digits(args[0][:1]):
             return self.users_boards(ctx, game, args)
         if len(args) > limits.BOARDS_PER_REPLY:
             raise CommandError(f"A show draws at most {limits.BOARDS_PER_REPLY} boards; you named {len(args)}: "

@@ -11,6 +11,7 @@ from __future__ import annotations
 from sqlalchemy import delete, select
 
 from games import Game
+from games.digits import is_digits
 from server.accounts import accounts
 from server.boards import boards
 from server.boards.watchers import board_watchers
@@ -98,7 +99,7 @@ def whole_game(args: list[str], word: str | None) -> bool:
     """``USERID PASSWORD all`` (subscribe) / ``USERID PASSWORD`` (notify): the game, not a board."""
     if word is None:
         return len(args) == 2
-    return len(args) == 3 and args[2].lower() == word and not args[0].isdigit()
+    return len(args) == 3 and args[2].lower() == word and not is_digits(args[0])
 
 
 GAME_FOLLOW_SAID = {

@@ -15,16 +15,18 @@ from __future__ import annotations
 import logging
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
 from sqlalchemy import select
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 import games
+from games.digits import is_digits
 from server.accounts import confirm
 from server.accounts.reply_address import REPLY_VERBS, command_for, invite, reply_token
 from server.accounts.throttle import SENDER_KEY
@@ -68,8 +70,32 @@ def _error_board(words: list[str], exc: Exception) -> tuple[str | None, str | No
     number = board.number if board is not None else None
     if number is None and game is not None and len(words) > prefix:
         head = words[prefix].split("#")[0]
-        number = int(head) if head.isdigit() and len(head) < 10 else None
+        number = int(head) if is_digits(head) and len(head) < 10 else None
     return title, name, number
+
+
+#: What a player hears when their line met a bug of the server or a game (the admin sees the traceback).
+INTERNAL_ERROR = ("This command met an error in the server ({kind}) and was not carried out; nothing of it "
+                  "was done. The server's admin can see the details in its log. Your other commands "
+                  "in this mail are carried out as usual.")
+
+
+@contextmanager
+def refuse_internal_errors() -> Iterator[None]:
+    """An unexpected exception in one line is that line's refusal, not the whole mail's failure.
+
+    A bug in one command (``show ²`` once raised ValueError) made the worker
+    retry the mail three times and set it aside, and a mover whose first
+    line was already played only heard "could not be processed".  Database
+    errors still propagate: they are not the line's fault and are retried.
+    """
+    try:
+        yield
+    except (CommandError, games.GameError, SQLAlchemyError):
+        raise
+    except Exception as exc:
+        log.exception("a command failed with an internal error; it is refused and the mail goes on")
+        raise CommandError(INTERNAL_ERROR.format(kind=type(exc).__name__)) from exc
 
 
 def error_subject(words: list[str], exc: Exception) -> str:
@@ -140,7 +166,7 @@ class Worker:
         if self.inflight is None or not self.inflight.exists():
             return
         text = self.inflight.read_text().strip()
-        if text.isdigit():
+        if is_digits(text):
             self._failed(int(text), "the server process died while applying this message (killed or out of memory)")
         self._mark_inflight(None)
 
@@ -317,7 +343,7 @@ class Worker:
         # The From address, not the Reply-To (which anyone sets to the victim's): for the guess throttle.
         session.info[SENDER_KEY] = parsed.from_address or parsed.reply_to
         try:
-            with session.begin_nested():
+            with session.begin_nested(), refuse_internal_errors():
                 identity, comment = None, parsed.comment
                 if by_reply:  # the same command, proven by the reply address instead of a password
                     assert parsed.reply_token is not None
@@ -424,8 +450,14 @@ class Worker:
                         session, canonical_words(line.split()), parsed.reply_to, refused=True)}
                     subject = scrub(parsed.subject, secrets)[:200]
                     body = render_template("shunted.txt", subject=subject, tries=row.tries)
-                    queue(session, self.settings, Mail(to=[parsed.reply_to], subject="pbmserv Error", body=body,
-                                                       in_reply_to=parsed.message_id or None))
+                    if row.results:  # lines already applied: their results are always told
+                        done = self._combined(parsed, list(row.results))
+                        done.body = body.rstrip("\n") + "\n\n" + done.body
+                        done.subject = "pbmserv Error"
+                        queue(session, self.settings, done)
+                    else:
+                        queue(session, self.settings, Mail(to=[parsed.reply_to], subject="pbmserv Error",
+                                                           body=body, in_reply_to=parsed.message_id or None))
             except Exception:
                 # The notice must not keep the message from being set aside:
                 # if it cannot be composed, the message is retried forever.

@@ -41,7 +41,7 @@ def test_refused_line_echo_reveals_no_password(start, sink: Sink) -> None:
         # A forged From (carol's) with the attacker's Reply-To: the echo goes to the attacker.
         "drop@attacker.test": mail("carol@players.test", LINE, reply_to="drop@attacker.test"),
     }
-    for to, message in attempts.items():
+    for message in attempts.values():
         assert send(server.port, message, "bounce@attacker.test")[0] == 250
     assert settle(db, timeout=60)
     seen = {}
