@@ -260,12 +260,14 @@ def token_of(address: str, own: Sequence[str], delimiter: str = "+") -> str | No
     return tag
 
 
-#: A tag after a delimiter that is long enough to be a token (ours are 32+).
-_TOKEN_IN_TEXT = re.compile(r"(?<=[+\-=])[A-Za-z2-7]{24,}(?=[@>\s\"',;]|$)")
+#: A run of base32 letters long enough to be a token (ours are 32+), whatever comes before it:
+#: the recipient delimiter is configurable (``_``, ``.``, even a letter, which the run then
+#: swallows with the local part), so the pattern cannot name it (issue 32: ``_`` leaked).
+_TOKEN_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])[A-Za-z2-7]{24,}(?=[@>\s\"',;]|$)")
 
 
 def redact(text: str) -> str:
-    """``text`` with anything shaped like a token tag replaced by ``***``."""
+    """``text`` with anything shaped like a token tag replaced by ``***`` (any delimiter before it)."""
     return _TOKEN_IN_TEXT.sub("***", text)
 
 
