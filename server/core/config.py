@@ -68,6 +68,12 @@ class Settings:
     #: Concurrent SMTP connections, in all and from one peer address (beyond: 421).
     max_connections: int = 200
     max_connections_per_peer: int = 20
+    #: ... and from one /24 (IPv4) or /64 (IPv6) network.
+    max_connections_per_network: int = 50
+    #: Seconds one SMTP session may last (ended between transactions, never inside one) ...
+    max_session_seconds: float = 300.0
+    #: ... and commands it may send in a row without starting a mail transaction (NOOP, RSET, ...).
+    max_idle_commands: int = 20
     #: Seconds an SMTP connection may sit idle before it is closed (RFC 5321 allows 5 min; we are stricter).
     idle_timeout: float = 60.0
     #: Seconds DATA waits for its commit before answering 451 (a stalled database is

@@ -20,7 +20,13 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from server.core.config import Settings
-from server.mail.guards import ConnectionGate, QuietErrors, header_problem, path_problem
+from server.mail.guards import (
+    ConnectionGate,
+    QuietErrors,
+    SessionBounds,
+    header_problem,
+    path_problem,
+)
 from server.mail.inbound import Backlogged, GroupCommit, RateLimited
 from server.store.database import Database
 
@@ -111,9 +117,10 @@ class InboundHandler:
 
 
 class GatedSMTP(SMTP):
-    """aiosmtpd's SMTP behind the connection caps: beyond them, 421 and close."""
+    """aiosmtpd's SMTP behind the connection caps and the session bounds: beyond them, 421 and close."""
 
     gate: ConnectionGate
+    settings: Settings
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peer = transport.get_extra_info("peername")
@@ -123,6 +130,7 @@ class GatedSMTP(SMTP):
             transport.write(b"421 4.7.0 Too many connections; try again later\r\n")  # type: ignore[attr-defined]
             transport.close()
             return
+        self._bounds = SessionBounds(self.settings.max_session_seconds, self.settings.max_idle_commands)
         super().connection_made(transport)
 
     def connection_lost(self, error: Exception | None) -> None:
@@ -135,8 +143,16 @@ class GatedSMTP(SMTP):
         return super().eof_received() if self._admitted else False
 
     def data_received(self, data: bytes) -> None:
-        if self._admitted:
-            super().data_received(data)
+        if not self._admitted:
+            return
+        envelope = getattr(self, "envelope", None)
+        reason = self._bounds.over(data, envelope is not None and envelope.mail_from is not None)
+        if reason is not None and self.transport is not None:
+            log.info("closing a session from %s: %s", self._gate_peer, reason)
+            self.transport.write(f"421 4.7.0 Closing: {reason}; connect again\r\n".encode())  # type: ignore[attr-defined]
+            self.transport.close()
+            return
+        super().data_received(data)
 
 
 class GatedLMTP(GatedSMTP, LMTP):
@@ -162,7 +178,9 @@ class Listener(Controller):
             timeout=settings.idle_timeout,
             **kwargs,
         )
-        self.gate = ConnectionGate(settings.max_connections, settings.max_connections_per_peer)
+        self.settings = settings
+        self.gate = ConnectionGate(settings.max_connections, settings.max_connections_per_peer,
+                                   settings.max_connections_per_network)
         # asyncio logs every failed accept() (EMFILE): megabytes a second.
         self.loop.set_exception_handler(QuietErrors())
 
@@ -170,4 +188,5 @@ class Listener(Controller):
         cls = GatedLMTP if self.lmtp else GatedSMTP
         smtp = cls(self.handler, **self.SMTP_kwargs)
         smtp.gate = self.gate
+        smtp.settings = self.settings
         return smtp

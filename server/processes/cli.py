@@ -136,6 +136,12 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               help="Concurrent SMTP connections; beyond it 421.")
 @click.option("--max-connections-per-peer", envvar="PBMSERV_MAX_CONNECTIONS_PER_PEER", type=int, default=20,
               show_default=True, help="Concurrent SMTP connections from one address; beyond it 421.")
+@click.option("--max-connections-per-network", envvar="PBMSERV_MAX_CONNECTIONS_PER_NETWORK", type=int, default=50,
+              show_default=True, help="Concurrent SMTP connections from one /24 (IPv6: /64); beyond it 421.")
+@click.option("--max-session-seconds", envvar="PBMSERV_MAX_SESSION_SECONDS", type=float, default=300.0,
+              show_default=True, help="Seconds an SMTP session may last (closed between transactions).")
+@click.option("--max-idle-commands", envvar="PBMSERV_MAX_IDLE_COMMANDS", type=int, default=20, show_default=True,
+              help="SMTP commands in a row without a mail transaction (NOOP, RSET, ...) before 421.")
 @click.option("--idle-timeout", envvar="PBMSERV_IDLE_TIMEOUT", type=float, default=60.0, show_default=True,
               help="Seconds an idle SMTP connection is kept.")
 @click.option("--store-timeout", envvar="PBMSERV_STORE_TIMEOUT", type=float, default=20.0, show_default=True,
@@ -165,7 +171,8 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None, listen: str,
          max_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float,
          lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, max_connections: int,
-         max_connections_per_peer: int, idle_timeout: float, store_timeout: float, watchdog_seconds: float,
+         max_connections_per_peer: int, max_connections_per_network: int, max_session_seconds: float,
+         max_idle_commands: int, idle_timeout: float, store_timeout: float, watchdog_seconds: float,
          unknown_backlog: int, unknown_per_minute: int,
          outbound_per_hour: int, replies_per_day: int, stranger_replies_per_day: int,
          recipient_delimiter: str,
@@ -182,6 +189,8 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
                            retry_base=retry_base, lease_seconds=lease_seconds,
                            delivery_lease_seconds=delivery_lease_seconds, busy_timeout=busy_timeout,
                            max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,
+                           max_connections_per_network=max_connections_per_network,
+                           max_session_seconds=max_session_seconds, max_idle_commands=max_idle_commands,
                            idle_timeout=idle_timeout, store_timeout=store_timeout,
                            watchdog_seconds=watchdog_seconds, unknown_backlog=unknown_backlog,
                            unknown_per_minute=unknown_per_minute, outbound_per_hour=outbound_per_hour,
