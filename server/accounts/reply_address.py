@@ -128,12 +128,8 @@ def reply_token(settings: Settings, recipients: list[str]) -> str | None:
 def open_reply(session: Session, token: str) -> tuple[User, Board, int]:
     """The user, board and move count a reply address names; CommandError if it is not good."""
 
-    def binding(fields: tuple[int, ...]) -> str | None:
-        user = session.get(User, fields[0]) if len(fields) == 3 else None
-        return user.password_hash if user is not None and user.active else None
-
     try:
-        user_id, board_id, ply = tokens.verify(session, token, "reply", binding)
+        user_id, board_id, ply = tokens.verify(session, token, "reply", tokens.reply_binding(session))
     except TokenError as exc:
         raise CommandError(_FAILURES[exc.reason]) from None
     user, board = session.get(User, user_id), session.get(Board, board_id)

@@ -3,7 +3,7 @@
 The message is committed before the listener (or ``pbmserv process``)
 answers, so a 250 always means "durably ours".  Before storing, the sender
 is classified (``known``: its From address belongs to an account, or a
-genuine reply token came with it) for the fair queue, and two throttles
+fully valid reply token came with it, see :func:`queue_key`) for the fair queue, and two throttles
 answer 450 instead of storing: the hourly per-sender limit (keyed on both
 the envelope sender and the From address, since a flood rotates MAIL FROM)
 and, for unknown senders, the size of their shared backlog (issue 20).
@@ -63,12 +63,31 @@ def from_address(raw: bytes) -> str:
     return ""
 
 
-def carries_token(session: Session, settings: Settings | None, rcpt_to: list[str]) -> bool:
-    """A recipient is ``pbmserv+TOKEN@...`` with a token this server made (a reply to our mail)."""
+def token_owner(session: Session, settings: Settings | None, rcpt_to: list[str]) -> int | None:
+    """The player whose fully valid reply token a recipient carries (``pbmserv+TOKEN@...``), else None."""
     if settings is None:
-        return False
-    tags = [tokens.token_of(str(r), settings.addresses, settings.recipient_delimiter) for r in rcpt_to]
-    return any(tag and tokens.genuine(session, tag) for tag in tags)
+        return None
+    for rcpt in rcpt_to:
+        tag = tokens.token_of(str(rcpt), settings.addresses, settings.recipient_delimiter)
+        if tag and (owner := tokens.reply_owner(session, tag)) is not None:
+            return owner
+    return None
+
+
+def queue_key(session: Session, settings: Settings | None, sender: str, rcpt_to: list[str]) -> tuple[bool, str]:
+    """(known, the key the fair queue and the hourly limit go by) of one arrival.
+
+    Known: the From address is an account's, or a fully valid reply token
+    came with it.  Mail known by its token alone is keyed on the token's
+    owner, not on its From: rotating From addresses are one sender, who
+    takes one turn in the round robin and has one hourly limit.
+    """
+    if owner_of(session, sender) is not None:
+        return True, sender
+    owner = token_owner(session, settings, rcpt_to)
+    if owner is not None:
+        return True, f"reply-token:{owner}"
+    return False, sender
 
 
 def _hour_counts(session: Session, column, values: set[str], now) -> dict[str, int]:  # type: ignore[no-untyped-def]
@@ -99,11 +118,13 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
     address.  Mail from unknown senders gets Backlogged once
     ``unknown_backlog`` of theirs waits.
     """
-    senders = [from_address(a.raw) or ("" if path_problem(a.mail_from) else a.mail_from.lower()[:320])
-               for a in arrivals]
+    from_addresses = [from_address(a.raw) or ("" if path_problem(a.mail_from) else a.mail_from.lower()[:320])
+                      for a in arrivals]
 
     def work(session: Session) -> list[int | RateLimited]:
         now = utcnow()
+        keys = [queue_key(session, settings, s, a.rcpt_to) for a, s in zip(arrivals, from_addresses, strict=True)]
+        senders = [key for _, key in keys]
         by_envelope = _hour_counts(session, Inbound.mail_from, {a.mail_from for a in arrivals if a.mail_from},
                                    now) if rate_limit else {}
         by_from = _hour_counts(session, Inbound.sender, {s for s in senders if s}, now) if rate_limit else {}
@@ -111,8 +132,7 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
             Inbound.status == "new", Inbound.known.is_(False))) if unknown_backlog else 0
         outcome: list[int | RateLimited] = []
         rows = []
-        for arrival, sender in zip(arrivals, senders, strict=True):
-            known = owner_of(session, sender) is not None or carries_token(session, settings, arrival.rcpt_to)
+        for arrival, (known, sender) in zip(arrivals, keys, strict=True):
             if rate_limit and arrival.mail_from and by_envelope.get(arrival.mail_from, 0) >= rate_limit:
                 outcome.append(RateLimited(arrival.mail_from))
                 continue

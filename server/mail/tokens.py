@@ -44,7 +44,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from server.core.config import split_tag
-from server.store.model import ServerSecret, utcnow
+from server.store.model import ServerSecret, User, utcnow
 
 #: The uses of tokens; the code is the token's first byte.  A token of one
 #: purpose is refused (``Failure.WRONG_PURPOSE``) where another is expected.
@@ -227,18 +227,28 @@ def verify(
     return fields
 
 
-def genuine(session: Session, token: str) -> bool:
-    """Whether ``token`` was made by this server (any purpose, revoked or not).
+def reply_binding(session: Session) -> Callable[[tuple[int, ...]], str | None]:
+    """The binding of reply tokens (user id, board id, ply): the user's password hash while active."""
 
-    The fair queue (issue 20) serves mail carrying one before strangers' mail:
-    only someone who received our mail can have it.  The tag is checked, not
-    what the token names.
+    def binding(fields: tuple[int, ...]) -> str | None:
+        user = session.get(User, fields[0]) if len(fields) == 3 else None
+        return user.password_hash if user is not None and user.active else None
+
+    return binding
+
+
+def reply_owner(session: Session, token: str) -> int | None:
+    """The user id of a fully valid reply token (tag *and* seal: not revoked), else None.
+
+    The fair queue (issue 20) serves mail carrying one before strangers'
+    mail, as that player's.  A genuine but revoked token once bought that
+    tier too, for anyone who kept one: 120 mails to a revoked token from
+    rotating From addresses were served before a player (issue 32).
     """
     try:
-        verify(session, token, "reply", lambda fields: None)
-    except TokenError as exc:
-        return exc.reason is not Failure.TAMPERED
-    return True
+        return verify(session, token, "reply", reply_binding(session))[0]
+    except TokenError:
+        return None
 
 
 # -- addresses --------------------------------------------------------------------
