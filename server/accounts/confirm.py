@@ -2,8 +2,8 @@
 
 ``signup`` and ``change address`` accepted any third-party addresses (85 an
 account; one ``message`` then reached 1,712 strangers).  Now an account has
-at most MAX_ADDRESSES, and an address other than the one the command came
-from starts unconfirmed: it is sent one mail (at most one a day, however
+at most MAX_ADDRESSES, and an address other than the one the command
+provably came from (see :func:`proven_sender`) starts unconfirmed: it is sent one mail (at most one a day, however
 many accounts name it) whose Reply-To is ``pbmserv+TOKEN@domain``; a reply
 to it confirms the address.  Until then nothing else is sent to it
 (``accounts.addresses_of`` leaves it out) and it does not make its sender
@@ -18,7 +18,7 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
-from server.accounts.throttle import SENDER_KEY
+from server.accounts.throttle import AUTHENTICATED_KEY, SENDER_KEY
 from server.core.config import Settings
 from server.mail import tokens
 from server.mail.quota import once_a_day
@@ -30,16 +30,24 @@ from server.store.resources import render_template
 MAX_ADDRESSES = 3
 
 
-def binding(address: Address) -> str:
-    return f"{address.user_id}:{address.address.lower()}"
+binding = tokens.address_binding
 
 
-def proven_sender(session: Session, reply_to: str) -> str | None:
-    """The address a command provably came from: From and reply address agree (None: admin tool)."""
+def proven_sender(session: Session, settings: Settings, reply_to: str) -> str | None:
+    """The address a command provably came from ("": none; None: the admin's tool).
+
+    From and reply address must agree, and the From must be proven: by the
+    trusted front MTA's DMARC verdict, or (``address_proof = "from"``) taken
+    on trust.  A From alone once let anyone confirm a victim's address.
+    """
     from_address = session.info.get(SENDER_KEY)
     if from_address is None:
         return None
-    return reply_to.lower() if from_address.lower() == reply_to.lower() else ""
+    if from_address.lower() != reply_to.lower():
+        return ""
+    if settings.address_proof == "from" or session.info.get(AUTHENTICATED_KEY):
+        return reply_to.lower()
+    return ""
 
 
 def set_addresses(session: Session, settings: Settings, user: User, addresses: list[str], reply_to: str,
@@ -49,7 +57,7 @@ def set_addresses(session: Session, settings: Settings, user: User, addresses: l
         from server.core.errors import CommandError
 
         raise CommandError(f"An account has at most {MAX_ADDRESSES} addresses; you gave {len(addresses)}")
-    proven = proven_sender(session, reply_to)
+    proven = proven_sender(session, settings, reply_to)
     old = {a.address.lower(): a for a in user.addresses}
     rows = []
     for address in addresses:
@@ -74,12 +82,8 @@ def set_addresses(session: Session, settings: Settings, user: User, addresses: l
 def confirm(session: Session, token: str) -> Address | None:
     """Confirm the address a "confirm" token names; None if the token is not good."""
 
-    def binding_of(fields: tuple[int, ...]) -> str | None:
-        row = session.get(Address, fields[0]) if len(fields) == 1 else None
-        return binding(row) if row is not None else None
-
     try:
-        (address_id,) = tokens.verify(session, token, "confirm", binding_of)
+        (address_id,) = tokens.verify(session, token, "confirm", tokens.confirm_binding(session))
     except (tokens.TokenError, ValueError):
         return None
     row = session.get(Address, address_id, with_for_update=True)

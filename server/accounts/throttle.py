@@ -27,6 +27,8 @@ GUESS_LIMIT = 5
 GUESS_WINDOW = timedelta(hours=1)
 #: Where the worker puts the sender's address for the command it runs.
 SENDER_KEY = "pbmserv.sender"
+#: Where the worker notes that the front MTA authenticated that From address (server/mail/authresults.py).
+AUTHENTICATED_KEY = "pbmserv.sender_authenticated"
 
 
 def is_owner(user: User, sender: str | None) -> bool:

@@ -99,6 +99,12 @@ class Settings:
     web_url: str | None = None
     #: Board pictures in mail at all (each user can still turn them off for themselves).
     pictures: bool = True
+    #: What proves that a command's From address is the sender's own, for a new account
+    #: address: "token" (a reply to a confirmation mail; the safe default), or "from" (the
+    #: From itself: only behind a front MTA that rejects forged From, and in tests).
+    address_proof: str = "token"
+    #: The authserv-id of the front MTA whose Authentication-Results (dmarc=pass) prove a From.
+    trusted_authserv: str | None = None
     #: Characters that start the tag of a plus-address (``pbmserv+TAG@...``),
     #: as Postfix's ``recipient_delimiter``; reply addresses use the first.
     recipient_delimiter: str = "+"

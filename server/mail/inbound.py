@@ -63,31 +63,29 @@ def from_address(raw: bytes) -> str:
     return ""
 
 
-def token_owner(session: Session, settings: Settings | None, rcpt_to: list[str]) -> int | None:
-    """The player whose fully valid reply token a recipient carries (``pbmserv+TOKEN@...``), else None."""
+def token_sender(session: Session, settings: Settings | None, rcpt_to: list[str]) -> str | None:
+    """Who a fully valid token among the recipients (``pbmserv+TOKEN@...``) speaks for, else None."""
     if settings is None:
         return None
     for rcpt in rcpt_to:
         tag = tokens.token_of(str(rcpt), settings.addresses, settings.recipient_delimiter)
-        if tag and (owner := tokens.reply_owner(session, tag)) is not None:
-            return owner
+        if tag and (key := tokens.sender_key(session, tag)) is not None:
+            return key
     return None
 
 
 def queue_key(session: Session, settings: Settings | None, sender: str, rcpt_to: list[str]) -> tuple[bool, str]:
     """(known, the key the fair queue and the hourly limit go by) of one arrival.
 
-    Known: the From address is an account's, or a fully valid reply token
-    came with it.  Mail known by its token alone is keyed on the token's
-    owner, not on its From: rotating From addresses are one sender, who
+    Known: the From address is an account's, or a fully valid token (a
+    reply address, an address confirmation) came with it.  Mail known by
+    its token alone is keyed on the token's owner, not on its From: rotating From addresses are one sender, who
     takes one turn in the round robin and has one hourly limit.
     """
     if owner_of(session, sender) is not None:
         return True, sender
-    owner = token_owner(session, settings, rcpt_to)
-    if owner is not None:
-        return True, f"reply-token:{owner}"
-    return False, sender
+    key = token_sender(session, settings, rcpt_to)
+    return (True, key) if key is not None else (False, sender)
 
 
 def _hour_counts(session: Session, column, values: set[str], now) -> dict[str, int]:  # type: ignore[no-untyped-def]

@@ -65,6 +65,8 @@ class ParsedMail:
     reply_token: str | None = None
     #: Reply mode: the command is the subject, as the body had no line of the player's.
     from_subject: bool = False
+    #: The front MTA we trust vouched for the From address (server/mail/authresults.py; set by the worker).
+    from_authenticated: bool = False
 
 
 def normalise(text: str) -> str:

@@ -44,7 +44,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from server.core.config import split_tag
-from server.store.model import ServerSecret, User, utcnow
+from server.store.model import Address, ServerSecret, User, utcnow
 
 #: The uses of tokens; the code is the token's first byte.  A token of one
 #: purpose is refused (``Failure.WRONG_PURPOSE``) where another is expected.
@@ -237,18 +237,42 @@ def reply_binding(session: Session) -> Callable[[tuple[int, ...]], str | None]:
     return binding
 
 
-def reply_owner(session: Session, token: str) -> int | None:
-    """The user id of a fully valid reply token (tag *and* seal: not revoked), else None.
+def address_binding(address: Address) -> str:
+    """The binding of confirmation tokens: the address and its account (re-added: a new binding)."""
+    return f"{address.user_id}:{address.address.lower()}"
 
-    The fair queue (issue 20) serves mail carrying one before strangers'
-    mail, as that player's.  A genuine but revoked token once bought that
-    tier too, for anyone who kept one: 120 mails to a revoked token from
-    rotating From addresses were served before a player (issue 32).
+
+def confirm_binding(session: Session) -> Callable[[tuple[int, ...]], str | None]:
+    """The binding of confirmation tokens (address id), as it is now."""
+
+    def binding(fields: tuple[int, ...]) -> str | None:
+        row = session.get(Address, fields[0]) if len(fields) == 1 else None
+        return address_binding(row) if row is not None else None
+
+    return binding
+
+
+def sender_key(session: Session, token: str) -> str | None:
+    """Who a fully valid token (tag *and* seal) speaks for, as the fair queue's sender key, else None.
+
+    A reply token speaks for its player (``reply-token:USER``), a
+    confirmation token for its address (``confirm-token:ADDRESS``).  The
+    fair queue (issue 20) serves mail carrying one before strangers' mail;
+    a genuine but revoked token once bought that tier too, for anyone who
+    kept one: 120 mails to a revoked token from rotating From addresses were
+    served before a player (issue 32).
     """
-    try:
-        return verify(session, token, "reply", reply_binding(session))[0]
-    except TokenError:
-        return None
+    for purpose, binding in (("reply", reply_binding), ("confirm", confirm_binding)):
+        try:
+            fields = verify(session, token, purpose, binding(session))
+        except TokenError as exc:
+            if exc.reason is Failure.WRONG_PURPOSE:
+                continue
+            return None
+        except ValueError:
+            return None
+        return f"{purpose}-token:{fields[0]}"
+    return None
 
 
 # -- addresses --------------------------------------------------------------------

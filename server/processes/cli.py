@@ -162,6 +162,13 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
 @click.option("--recipient-delimiter", envvar="PBMSERV_RECIPIENT_DELIMITER", default="+", show_default=True,
               help="Characters that start the tag of a reply address (pbmserv+TOKEN@...); "
                    "the same as Postfix's recipient_delimiter.")
+@click.option("--address-proof", envvar="PBMSERV_ADDRESS_PROOF", type=click.Choice(["token", "from"]),
+              default="token", show_default=True,
+              help="What confirms a new account address: a reply to a confirmation mail (token), or the "
+                   "From itself (from: only behind a front MTA that rejects forged From).")
+@click.option("--trust-authentication-results", "trusted_authserv", envvar="PBMSERV_TRUST_AUTHENTICATION_RESULTS",
+              default=None, metavar="AUTHSERV-ID",
+              help="The front MTA's authserv-id: its Authentication-Results dmarc=pass proves a From address.")
 @click.option("--web-url", envvar="PBMSERV_WEB_URL", default=None,
               help="Public base URL of 'pbmserv web'; board mails then link to the board's page.")
 @click.option("--pictures/--no-pictures", envvar="PBMSERV_PICTURES", default=True, show_default=True,
@@ -175,7 +182,7 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
          max_idle_commands: int, idle_timeout: float, store_timeout: float, watchdog_seconds: float,
          unknown_backlog: int, unknown_per_minute: int,
          outbound_per_hour: int, replies_per_day: int, stranger_replies_per_day: int,
-         recipient_delimiter: str,
+         recipient_delimiter: str, address_proof: str, trusted_authserv: str | None,
          web_url: str | None, pictures: bool, verbose: int) -> None:
     """pbmserv: a play-by-email game server."""
     from server.mail.tokens import RedactFilter
@@ -197,6 +204,7 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
                            replies_per_recipient_day=replies_per_day,
                            replies_per_stranger_day=stranger_replies_per_day,
                            recipient_delimiter=recipient_delimiter or "+", web_url=web_url,
+                           address_proof=address_proof, trusted_authserv=trusted_authserv,
                            pictures=pictures), verbose)
 
 

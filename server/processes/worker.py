@@ -29,12 +29,13 @@ import games
 from games.digits import is_digits
 from server.accounts import confirm
 from server.accounts.reply_address import REPLY_VERBS, command_for, invite, reply_token
-from server.accounts.throttle import SENDER_KEY
+from server.accounts.throttle import AUTHENTICATED_KEY, SENDER_KEY
 from server.commands import CommandError, Context, Request, Result, describe, dispatch
 from server.commands.masking import mask_words, scrub, secret_words
 from server.commands.subjects import canonical_words
 from server.core.config import Settings
 from server.mail import limits
+from server.mail.authresults import from_authenticated
 from server.mail.fairqueue import FairQueue
 from server.mail.parse import ParsedMail, parse_message
 from server.mail.quota import clip_words, is_stranger, quote_for_stranger
@@ -260,6 +261,7 @@ class Worker:
             log.info("inbound %d from %r not answered: %s", row.id, row.mail_from, reason)
             self._finish_quietly(row, "ignored", reason)
             return row.id, None, 0
+        parsed.from_authenticated = from_authenticated(row.raw, parsed.from_address, self.settings.trusted_authserv)
         commands = parsed.commands
         index = row.commands_done
         self._step(session, row, index, parsed, commands[index] if commands else None)
@@ -342,6 +344,7 @@ class Worker:
         checked = not by_reply
         # The From address, not the Reply-To (which anyone sets to the victim's): for the guess throttle.
         session.info[SENDER_KEY] = parsed.from_address or parsed.reply_to
+        session.info[AUTHENTICATED_KEY] = parsed.from_authenticated
         try:
             with session.begin_nested(), refuse_internal_errors():
                 identity, comment = None, parsed.comment
