@@ -21,13 +21,36 @@ from sqlalchemy.orm import Session
 from server.accounts.throttle import AUTHENTICATED_KEY, SENDER_KEY
 from server.core.config import Settings
 from server.mail import tokens
-from server.mail.quota import once_a_day
+from server.mail.quota import count_today, once_a_day
 from server.mail.replies import Mail
 from server.store.model import Address, User
 from server.store.resources import render_template
 
 #: Addresses one account may have.
 MAX_ADDRESSES = 3
+#: Confirmation mails one domain receives a day (rotating sign-ups once sent 33 to one mailbox).
+CONFIRMATIONS_PER_DOMAIN_DAY = 20
+
+
+def mailbox_of(address: str, delimiter: str = "+") -> str:
+    """The mailbox an address reaches, as far as we can tell: without its sub-address tag (any of
+    ``+``, ``-``, ``=`` and the configured delimiters) and without dots in the local part, lower-cased.
+
+    ``victim+12@``, ``vic.tim@`` and ``victim@`` all reach one person at the big
+    providers; one confirmation a day for all of them, not one each.
+    """
+    local, _, domain = address.strip().lower().rpartition("@")
+    cut = min((i for i in (local.find(c) for c in set("+-=" + delimiter)) if i > 0), default=len(local))
+    return f"{local[:cut].replace('.', '')}@{domain}"
+
+
+def may_ask(session: Session, settings: Settings, address: str, now: datetime) -> bool:
+    """Whether a confirmation mail may go to ``address`` today: one per mailbox, a few per domain."""
+    mailbox = mailbox_of(address, settings.recipient_delimiter)
+    if not once_a_day(session, "confirm:" + mailbox, now):
+        return False
+    domain = mailbox.rpartition("@")[2]
+    return count_today(session, "confirm-domain:" + domain, now) <= CONFIRMATIONS_PER_DOMAIN_DAY
 
 
 binding = tokens.address_binding
@@ -69,7 +92,7 @@ def set_addresses(session: Session, settings: Settings, user: User, addresses: l
     session.flush()
     mails = []
     for row in rows:
-        if not row.confirmed and once_a_day(session, "confirm:" + row.address.lower(), now):
+        if not row.confirmed and may_ask(session, settings, row.address, now):
             token = tokens.issue(session, "confirm", (row.id,), binding(row))
             mails.append(Mail(
                 to=[row.address], subject=f"pbmserv: confirm mail for {user.userid}?",

@@ -89,6 +89,8 @@ class Settings:
     unknown_per_minute: int = 300
     #: Replies the server sends per hour in all; beyond it mail waits and ``status`` alerts.
     outbound_per_hour: int = 5000
+    #: ... and to strangers (every recipient without an account): a pool of its own.
+    outbound_strangers_per_hour: int = 500
     #: Replies one address receives per day (Mailman's autoresponse limit) ...
     replies_per_recipient_day: int = 1000
     #: ... and an address that belongs to no account.

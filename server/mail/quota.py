@@ -7,8 +7,10 @@
 - Replies to strangers are short (STRANGER_CHARS): anyone can set a
   Reply-To, and a 3.5 KB help or an error quoting 1,000 characters of their
   text made the server a reflector.
-- In all, at most ``outbound_per_hour`` mails an hour leave for the relay;
-  beyond it mail waits (nothing is lost) and ``pbmserv status`` alerts.
+- At most ``outbound_per_hour`` mails an hour leave for players and
+  ``outbound_strangers_per_hour`` for strangers (two pools: strangers
+  cannot spend the players'); beyond it mail waits (nothing is lost) and
+  ``pbmserv status`` alerts.
 """
 
 from __future__ import annotations
@@ -82,9 +84,14 @@ def spend_recipients(session: Session, userid: str, count: int, now: datetime) -
                            "message and chat; try again tomorrow")
 
 
+def count_today(session: Session, key: str, now: datetime) -> int:
+    """Count ``key`` once more today; how often it has been counted today, this time included."""
+    return _count_one(session, key[:320], now.date())
+
+
 def once_a_day(session: Session, key: str, now: datetime) -> bool:
-    """True the first time ``key`` is counted on a day (a confirmation request per address)."""
-    return _count_one(session, key[:320], now.date()) == 1
+    """True the first time ``key`` is counted on a day (a confirmation request per mailbox)."""
+    return count_today(session, key, now) == 1
 
 
 def admit(session: Session, settings: Settings, recipients: list[str], now: datetime) -> tuple[list[str], bool]:
@@ -103,10 +110,21 @@ def admit(session: Session, settings: Settings, recipients: list[str], now: date
     return kept, bool(recipients) and strangers == len(recipients)
 
 
-def sent_last_hour(session: Session, now: datetime) -> int:
-    return session.scalar(select(func.count()).select_from(Outbox).where(Outbox.sent_at >= now - timedelta(hours=1))) or 0
+def sent_last_hour(session: Session, now: datetime, stranger: bool | None = None) -> int:
+    """Mails sent in the last hour: all, or one pool's (players' ``False``, strangers' ``True``)."""
+    query = select(func.count()).select_from(Outbox).where(Outbox.sent_at >= now - timedelta(hours=1))
+    if stranger is not None:
+        query = query.where(Outbox.stranger.is_(stranger))
+    return session.scalar(query) or 0
 
 
-def outbound_room(session: Session, settings: Settings, now: datetime) -> int:
-    """Mails that may still leave this hour (0: the budget is spent; they wait)."""
-    return max(0, settings.outbound_per_hour - sent_last_hour(session, now))
+def outbound_room(session: Session, settings: Settings, now: datetime) -> tuple[int, int]:
+    """Mails that may still leave this hour: (players' pool, strangers' pool); 0: that pool waits.
+
+    Separate pools (issue 32): rotating stranger sign-ups once spent the
+    one budget of 5,000 and alice's board mails then waited behind 650
+    replies to strangers.  Players' mail never waits for strangers'.
+    """
+    players = settings.outbound_per_hour - sent_last_hour(session, now, stranger=False)
+    strangers = settings.outbound_strangers_per_hour - sent_last_hour(session, now, stranger=True)
+    return max(0, players), max(0, strangers)

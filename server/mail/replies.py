@@ -173,6 +173,7 @@ def queue(session: Session, settings: Settings, mail: Mail) -> Outbox | None:
         # CRLF on the wire: smtplib sends bytes as they are.
         message=render(settings, mail),
         status="pending",
+        stranger=strangers,
     )
     session.add(row)
     return row

@@ -155,6 +155,8 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               help="Mails from unknown senders handled per minute (their shared budget).")
 @click.option("--outbound-per-hour", envvar="PBMSERV_OUTBOUND_PER_HOUR", type=int, default=5000, show_default=True,
               help="Mails sent per hour in all; beyond it replies wait and status alerts.")
+@click.option("--outbound-strangers-per-hour", envvar="PBMSERV_OUTBOUND_STRANGERS_PER_HOUR", type=int, default=500,
+              show_default=True, help="Mails sent per hour to addresses without an account (their own pool).")
 @click.option("--replies-per-day", envvar="PBMSERV_REPLIES_PER_DAY", type=int, default=1000, show_default=True,
               help="Mails one account address receives per day.")
 @click.option("--stranger-replies-per-day", envvar="PBMSERV_STRANGER_REPLIES_PER_DAY", type=int, default=10,
@@ -181,7 +183,7 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
          max_connections_per_peer: int, max_connections_per_network: int, max_session_seconds: float,
          max_idle_commands: int, idle_timeout: float, store_timeout: float, watchdog_seconds: float,
          unknown_backlog: int, unknown_per_minute: int,
-         outbound_per_hour: int, replies_per_day: int, stranger_replies_per_day: int,
+         outbound_per_hour: int, outbound_strangers_per_hour: int, replies_per_day: int, stranger_replies_per_day: int,
          recipient_delimiter: str, address_proof: str, trusted_authserv: str | None,
          web_url: str | None, pictures: bool, verbose: int) -> None:
     """pbmserv: a play-by-email game server."""
@@ -201,6 +203,7 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
                            idle_timeout=idle_timeout, store_timeout=store_timeout,
                            watchdog_seconds=watchdog_seconds, unknown_backlog=unknown_backlog,
                            unknown_per_minute=unknown_per_minute, outbound_per_hour=outbound_per_hour,
+                           outbound_strangers_per_hour=outbound_strangers_per_hour,
                            replies_per_recipient_day=replies_per_day,
                            replies_per_stranger_day=stranger_replies_per_day,
                            recipient_delimiter=recipient_delimiter or "+", web_url=web_url,
@@ -628,9 +631,13 @@ def _queue_status(app: App) -> None:
         click.echo(f"inbound set aside: {count(Inbound, Inbound.status == 'shunted')}")
         click.echo(f"outbox pending:    {count(Outbox, *pending_out)}{oldest(Outbox.created_at, *pending_out)}")
         click.echo(f"outbox failed:     {count(Outbox, Outbox.status == 'failed')}")
-        sent, budget = sent_last_hour(session, now), app.settings.outbound_per_hour
+        sent, budget = sent_last_hour(session, now, stranger=False), app.settings.outbound_per_hour
         alert = "  ALERT: the budget is spent; replies wait (--outbound-per-hour)" if sent >= budget else ""
         click.echo(f"sent last hour:    {sent} of {budget}{alert}")
+        sent, budget = sent_last_hour(session, now, stranger=True), app.settings.outbound_strangers_per_hour
+        if sent:
+            alert = "  ALERT: spent; their replies wait (--outbound-strangers-per-hour)" if sent >= budget else ""
+            click.echo(f"  to strangers:    {sent} of {budget}{alert}")
         rows = session.execute(select(Board.game, func.count()).where(Board.status == "active")
                                .group_by(Board.game).order_by(Board.game)).all()
         click.echo(f"active boards:     {sum(n for _, n in rows)}")

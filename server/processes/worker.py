@@ -125,7 +125,8 @@ class Worker:
         self.own = {a.lower() for a in settings.addresses}
         #: The message being applied (set once claimed): what a failure is counted against.
         self.current: int | None = None
-        self.queue = FairQueue(settings.unknown_per_minute)
+        # The strangers' budget is the server's: each of its worker processes gets its share.
+        self.queue = FairQueue(settings.unknown_per_minute / max(1, settings.workers))
         #: A file naming the message being applied (``pbmserv serve`` sets it; see count_crashed).
         self.inflight: Path | None = None
 

@@ -197,6 +197,8 @@ class Outbox(Base):
         Index("ix_outbox_status_next", "status", "next_attempt"),
         # The hourly outbound budget counts what went out in the last hour.
         Index("ix_outbox_sent_at", "sent_at"),
+        # ... per pool: players' mail and strangers' (issue 32).
+        Index("ix_outbox_stranger_sent_at", "stranger", "sent_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -213,6 +215,8 @@ class Outbox(Base):
     claimed_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
     sent_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    #: Every recipient is a stranger (no account): sent from the strangers' own hourly pool.
+    stranger: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
 
 
 class Subscription(Base):
