@@ -52,6 +52,29 @@ class Backlogged(RateLimited):
     """Too much mail from unknown senders is waiting: strangers are asked to come back later."""
 
 
+class TooLarge(RateLimited):
+    """A stranger's message over ``max_stranger_size``: refused for good (552), not stored.
+
+    A command needs a few KB; 1 MB stranger mails stored whole for 30 days
+    once filled the disk at 242 MB a minute (issue 32).
+    """
+
+
+#: What is kept of a stranger's mail once it is handled: its header block, this long at most.
+KEPT_HEAD = 8 * 1024
+DROPPED = b"\r\n\r\n[pbmserv: the body of this handled mail from a sender without an account was dropped]\r\n"
+
+
+def slim(row: Inbound) -> None:
+    """Drop the body of a handled stranger's mail (players' mail is kept whole for the admin).
+
+    Strangers' mail is stored whole only while it waits (bounded by the
+    backlog cap and ``max_stranger_size``), so it cannot fill the disk.
+    """
+    if not row.known and len(row.raw) > KEPT_HEAD:
+        row.raw = header_block(row.raw)[:KEPT_HEAD] + DROPPED
+
+
 def from_address(raw: bytes) -> str:
     """The From header's address, lower-cased, read without the parser (the header is capped already)."""
     for item in header_fields(header_block(raw)):
@@ -136,6 +159,9 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
                 continue
             if rate_limit and sender and by_from.get(sender, 0) >= rate_limit:
                 outcome.append(RateLimited(sender))
+                continue
+            if settings is not None and not known and len(arrival.raw) > settings.max_stranger_size:
+                outcome.append(TooLarge(sender))
                 continue
             if unknown_backlog and not known:
                 if (waiting or 0) >= unknown_backlog:

@@ -27,7 +27,7 @@ from server.mail.guards import (
     header_problem,
     path_problem,
 )
-from server.mail.inbound import Backlogged, GroupCommit, RateLimited
+from server.mail.inbound import Backlogged, GroupCommit, RateLimited, TooLarge
 from server.store.database import Database
 
 log = logging.getLogger("pbmserv.listener")
@@ -93,6 +93,12 @@ class InboundHandler:
             log.warning("the database did not commit within %.0f s; %r asked to retry (451)", self.store_wait,
                         mail_from)
             return self._per_recipient(server, envelope, "451 4.3.0 The database is busy; try again later")
+        except TooLarge:
+            log.warning("refused %d bytes from %r, who has no account (--max-stranger-size %d)", len(raw), mail_from,
+                        self.settings.max_stranger_size)
+            return self._per_recipient(server, envelope, "552 5.3.4 Message too big for a sender without an "
+                                       f"account (at most {self.settings.max_stranger_size} bytes); "
+                                       "a command needs a few lines")
         except Backlogged:
             log.warning("backlog: too much mail from unknown senders waiting; %r asked to retry", mail_from)
             return self._per_recipient(server, envelope, "450 4.7.1 Too much mail waiting here; try later")

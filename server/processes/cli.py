@@ -118,6 +118,8 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               help="host:port the listener binds.")
 @click.option("--max-size", envvar="PBMSERV_MAX_SIZE", type=int, default=1024 * 1024, show_default=True,
               help="Largest message accepted, in bytes (larger: 552).")
+@click.option("--max-stranger-size", envvar="PBMSERV_MAX_STRANGER_SIZE", type=int, default=64 * 1024,
+              show_default=True, help="Largest message accepted from a sender without an account (larger: 552).")
 @click.option("--rate-limit", envvar="PBMSERV_RATE_LIMIT", type=int, default=300, show_default=True,
               help="Messages per hour one sender may send before we answer 450.")
 @click.option("--nagtime", envvar="PBMSERV_NAGTIME", type=float, default=7.0, show_default=True,
@@ -178,7 +180,7 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
 @click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
 @click.pass_context
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None, listen: str,
-         max_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float,
+         max_size: int, max_stranger_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float,
          lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, max_connections: int,
          max_connections_per_peer: int, max_connections_per_network: int, max_session_seconds: float,
          max_idle_commands: int, idle_timeout: float, store_timeout: float, watchdog_seconds: float,
@@ -194,7 +196,8 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
     for handler in logging.getLogger().handlers:
         handler.addFilter(RedactFilter())  # reply tokens never reach a log line
     ctx.obj = App(Settings(database_url=database_url, addresses=addresses, relay=relay, listen=listen,
-                           max_size=max_size, rate_limit=rate_limit, nagtime=nagtime, forfeittime=forfeittime,
+                           max_size=max_size, max_stranger_size=max_stranger_size, rate_limit=rate_limit,
+                           nagtime=nagtime, forfeittime=forfeittime,
                            retry_base=retry_base, lease_seconds=lease_seconds,
                            delivery_lease_seconds=delivery_lease_seconds, busy_timeout=busy_timeout,
                            max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,

@@ -37,6 +37,7 @@ from server.core.config import Settings
 from server.mail import limits
 from server.mail.authresults import from_authenticated
 from server.mail.fairqueue import FairQueue
+from server.mail.inbound import slim
 from server.mail.parse import ParsedMail, parse_message
 from server.mail.quota import clip_words, is_stranger, quote_for_stranger
 from server.mail.replies import Mail, board_root, queue
@@ -279,6 +280,7 @@ class Worker:
 
     @staticmethod
     def _finish_quietly(row: Inbound, status: str, reason: str | None) -> None:
+        slim(row)
         row.status = status
         row.error = reason
         row.done_at = utcnow()
@@ -319,6 +321,7 @@ class Worker:
         elif last:
             queue(session, self.settings, self._combined(parsed, row.results))
         if last:
+            slim(row)
             row.status = "done"
             row.done_at = utcnow()
             row.claimed_until = None
