@@ -67,21 +67,33 @@ def _count_one(session: Session, address: str, day: date, amount: int = 1) -> in
     return session.scalar(select(ReplyQuota.count).where(ReplyQuota.address == address, ReplyQuota.day == day)) or 0
 
 
-#: Players one account may reach by ``message`` and ``chat`` in a day.
+#: Players one account may reach by ``message`` and ``chat`` in a day ...
 ACCOUNT_RECIPIENTS_DAY = 100
+#: ... an account that has not played yet (three fresh accounts once sent one player 120 messages) ...
+NEW_ACCOUNT_RECIPIENTS_DAY = 5
+#: ... all accounts mailing from one address together ...
+ADDRESS_RECIPIENTS_DAY = 100
+#: ... and ``message``s one player receives in a day, from everyone.
+MESSAGES_TO_USER_DAY = 30
 
 
-def spend_recipients(session: Session, userid: str, count: int, now: datetime) -> None:
-    """Count ``count`` recipients against the account's daily cap; refuse past it.
+def spend(session: Session, key: str, count: int, cap: int, refusal: str, now: datetime) -> None:
+    """Count ``count`` against the day's ``cap`` for ``key``; CommandError(refusal) past it.
 
     The refusal rolls the count back with the command, so a refused mail costs nothing.
     """
     from server.core.errors import CommandError
 
-    total = _count_one(session, f"recipients-of:{userid}", now.date(), count)
-    if total > ACCOUNT_RECIPIENTS_DAY:
-        raise CommandError(f"{userid} has reached today's limit of {ACCOUNT_RECIPIENTS_DAY} recipients for "
-                           "message and chat; try again tomorrow")
+    if _count_one(session, key[:320], now.date(), count) > cap:
+        raise CommandError(refusal)
+
+
+def spend_recipients(session: Session, userid: str, count: int, now: datetime, new: bool = False) -> None:
+    """Count ``count`` recipients against the account's daily cap (``new``: one that has not played)."""
+    cap = NEW_ACCOUNT_RECIPIENTS_DAY if new else ACCOUNT_RECIPIENTS_DAY
+    spend(session, f"recipients-of:{userid}", count, cap,
+          f"{userid} has reached today's limit of {cap} recipients for message and chat"
+          + (" (an account that has not played yet)" if new else "") + "; try again tomorrow", now)
 
 
 def count_today(session: Session, key: str, now: datetime) -> int:
