@@ -55,6 +55,12 @@ class Settings:
     #: Messages one envelope sender may send per hour before we answer 450.
     rate_limit: int = 300
     max_commands: int = 50
+    #: Commands read from a mail of a sender without an account (a player's: max_commands).
+    stranger_commands: int = 5
+    #: CPU seconds one mail may use (a player's, a stranger's); past it the rest of its lines
+    #: are refused and what was done is answered.
+    mail_cpu_seconds: float = 20.0
+    stranger_cpu_seconds: float = 3.0
     nagtime: float = 7.0
     forfeittime: float = 21.0
     #: First retry delay of the outbox, doubled per failed try.

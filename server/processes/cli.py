@@ -122,6 +122,12 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               show_default=True, help="Largest message accepted from a sender without an account (larger: 552).")
 @click.option("--rate-limit", envvar="PBMSERV_RATE_LIMIT", type=int, default=300, show_default=True,
               help="Messages per hour one sender may send before we answer 450.")
+@click.option("--mail-cpu-seconds", envvar="PBMSERV_MAIL_CPU_SECONDS", type=float, default=20.0, show_default=True,
+              help="CPU seconds one mail may use; past it the rest of its commands are refused.")
+@click.option("--stranger-cpu-seconds", envvar="PBMSERV_STRANGER_CPU_SECONDS", type=float, default=3.0,
+              show_default=True, help="The same for a mail from an address without an account.")
+@click.option("--stranger-commands", envvar="PBMSERV_STRANGER_COMMANDS", type=int, default=5, show_default=True,
+              help="Commands read from a mail of an address without an account.")
 @click.option("--nagtime", envvar="PBMSERV_NAGTIME", type=float, default=7.0, show_default=True,
               help="Default days before a reminder.")
 @click.option("--forfeittime", envvar="PBMSERV_FORFEITTIME", type=float, default=21.0, show_default=True,
@@ -180,7 +186,8 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
 @click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
 @click.pass_context
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None, listen: str,
-         max_size: int, max_stranger_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float,
+         max_size: int, max_stranger_size: int, rate_limit: int, mail_cpu_seconds: float,
+         stranger_cpu_seconds: float, stranger_commands: int, nagtime: float, forfeittime: float, retry_base: float,
          lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, max_connections: int,
          max_connections_per_peer: int, max_connections_per_network: int, max_session_seconds: float,
          max_idle_commands: int, idle_timeout: float, store_timeout: float, watchdog_seconds: float,
@@ -197,7 +204,8 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
         handler.addFilter(RedactFilter())  # reply tokens never reach a log line
     ctx.obj = App(Settings(database_url=database_url, addresses=addresses, relay=relay, listen=listen,
                            max_size=max_size, max_stranger_size=max_stranger_size, rate_limit=rate_limit,
-                           nagtime=nagtime, forfeittime=forfeittime,
+                           nagtime=nagtime, forfeittime=forfeittime, mail_cpu_seconds=mail_cpu_seconds,
+                           stranger_cpu_seconds=stranger_cpu_seconds, stranger_commands=stranger_commands,
                            retry_base=retry_base, lease_seconds=lease_seconds,
                            delivery_lease_seconds=delivery_lease_seconds, busy_timeout=busy_timeout,
                            max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,

@@ -195,12 +195,14 @@ class Worker:
 
     def _run(self, inbound_id: int | None) -> bool:
         self.current = None
+        started = time.thread_time()
         try:
             taken = self.db.run(lambda session: self._claim_and_apply(session, inbound_id))
             if taken is None:
                 return False
             target, parsed, done = taken
             for index in range(done, len(parsed.commands) if parsed else 0):
+                self._check_budget(parsed, started)  # type: ignore[arg-type]
                 self._run_step(target, index, parsed, parsed.commands[index])  # type: ignore[union-attr]
         except OperationalError as exc:
             if self.current is None:
@@ -264,10 +266,31 @@ class Worker:
             self._finish_quietly(row, "ignored", reason)
             return row.id, None, 0
         parsed.from_authenticated = from_authenticated(row.raw, parsed.from_address, self.settings.trusted_authserv)
+        parsed.stranger = not row.known
+        if parsed.stranger and len(parsed.commands) > self.settings.stranger_commands:
+            # A stranger's mail is read for a few commands only (issue 32: 50 costly lines a mail).
+            parsed.commands, parsed.truncated = parsed.commands[:self.settings.stranger_commands], True
         commands = parsed.commands
         index = row.commands_done
         self._step(session, row, index, parsed, commands[index] if commands else None)
         return row.id, parsed, index + 1
+
+    def _check_budget(self, parsed: ParsedMail, started: float) -> None:
+        """Once the mail has used its CPU budget, the rest of its lines are refused (issue 32).
+
+        One 2 KB stranger mail once cost a minute of CPU (50 costly lines)
+        and an honest player's ``show`` waited seconds behind it.  The lines
+        already done are answered as usual.
+        """
+        if parsed.over_budget is not None:
+            return
+        budget = self.settings.stranger_cpu_seconds if parsed.stranger else self.settings.mail_cpu_seconds
+        spent = time.thread_time() - started
+        if spent > budget:
+            parsed.over_budget = (f"Not carried out: this mail used up its share of the server's time "
+                                  f"({budget:g} CPU seconds). Send the rest in another mail.")
+            log.warning("inbound %s from %r: CPU budget of %g s spent after %.1f s; the rest is refused",
+                        self.current, parsed.reply_to, budget, spent)
 
     @staticmethod
     def _is_duplicate(session: Session, inbound_id: int, key: str) -> bool:
@@ -351,6 +374,8 @@ class Worker:
         session.info[AUTHENTICATED_KEY] = parsed.from_authenticated
         try:
             with session.begin_nested(), refuse_internal_errors():
+                if parsed.over_budget is not None and line:
+                    raise CommandError(parsed.over_budget)
                 identity, comment = None, parsed.comment
                 if by_reply:  # the same command, proven by the reply address instead of a password
                     assert parsed.reply_token is not None
@@ -417,7 +442,10 @@ class Worker:
             lines.append(f"> {r['command']}")
             lines.append(r["text"].rstrip() if r["ok"] else wrap_indented("Refused: " + r["text"]))
             lines.append("")
-        if parsed.truncated:
+        if parsed.truncated and parsed.stranger:  # on top: a stranger's reply is cut short
+            lines[1:1] = [f"Unprocessed: only the first {len(parsed.commands)} commands of a mail from an",
+                          "address without an account are read.", ""]
+        elif parsed.truncated:
             lines.append(f"Unprocessed: only the first {self.settings.max_commands} commands of a mail are read.")
         refs = [ref for r in results for ref in r.get("references", [])]
         subject = "pbmserv results" if ok else "pbmserv Error"
