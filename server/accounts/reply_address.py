@@ -196,8 +196,8 @@ def command_for(session: Session, token: str, line: str, from_subject: bool, com
                      "queued" if verb == "queue" else "played")
     if verb in IRREVERSIBLE and sender is not None and not is_owner(user, sender):
         raise CommandError(
-            f"{verb} by reply must come from your own address: this mail came from another. Nothing "
-            f"was changed. Use the full command with your password ({game.name} {verb} "
+            f"{verb} by reply must come from your own address: this mail came from another. "
+            f"Use the full command with your password ({game.name} {verb} "
             f"{board.number} {user.userid} PASSWORD), or reply from your registered address.",
             board=board, title=game.title)
     if verb == "chat":

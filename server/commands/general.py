@@ -109,6 +109,11 @@ class Signup(Command):
             "signup.txt", userid=user.userid, addresses=", ".join(accounts.addresses_of(user)) or "(none yet)",
             address=ctx.settings.address
         ) + waiting_note(user)
+        for mail in mails:
+            # The confirmation to the sign-up's own address is the one mail it gets (issue 32: a From
+            # proves nothing): the welcome goes with it, below the part that must not be cut off.
+            if ctx.request.sender.lower() in (a.lower() for a in mail.to):
+                mail.body = mail.body.rstrip("\n") + "\n\n" + text
         return Result(text, subject=f"pbmserv: welcome, {user.userid}", mails=mails)
 
 
