@@ -153,13 +153,19 @@ class Watchdog:
         return asyncio.run_coroutine_threadsafe(pong(), loop)
 
     def _run(self) -> None:
+        unwritable = False
         while not self.stopping.wait(self.interval):
             try:
                 health = self.check()
-                self._write(health)
             except Exception:
                 log.exception("watchdog error")
                 continue
+            try:
+                self._write(health)
+            except OSError as exc:  # a read-only working directory: said once, the watchdog goes on
+                if not unwritable:
+                    log.error("cannot write the heartbeat file %s: %s; status will not see it", self.path, exc)
+                unwritable = True
             limit = self.settings.watchdog_seconds
             if limit and (health.listener_stuck >= limit or health.store_busy >= limit):
                 for problem in health.problems(limit):
