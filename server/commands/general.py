@@ -13,6 +13,7 @@ from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GAME_VERBS, GENERAL, general
 from server.commands.resolve import spelled, unique
 from server.mail import limits
+from server.mail.quota import pictures_for
 from server.store.model import Board, Seat, User
 from server.store.resources import render_template
 
@@ -240,6 +241,7 @@ class All(Command):
         ).all()
         parts = []
         pictures = []
+        drawn = pictures_for(ctx.session, ctx.request.sender)
         for board in rows:
             game = boards.plugin_for(board.game)
             state = game.load(board.state)
@@ -248,7 +250,7 @@ class All(Command):
             parts.append(
                 boards.board_text(ctx.settings, board, game, state, moves, head, boards.seat_of(board, user), False)
             )
-            pictures += boards.picture(ctx.settings, board, game, state)
+            pictures += boards.picture(ctx.settings, board, game, state) if drawn else []
         if not parts:
             which = "boards where it is their move" if only_next else "active boards"
             there = f" on page {page}" if page > 1 and total else ""

@@ -17,8 +17,8 @@ from server.commands.base import CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb
 from server.commands.resolve import AmbiguousOption, expand_options
 from server.mail import limits
+from server.mail.quota import pictures_for
 from server.mail.replies import board_root
-from server.pictures.cache import wanted_by
 from server.store import queries
 from server.store.model import Board, Seat, User
 
@@ -284,7 +284,7 @@ def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, co
     pictures = next((m.pictures for m in mails if m.pictures), None)
     if pictures is None:
         pictures = (boards.picture(ctx.settings, board, game, state)
-                    if wanted_by(ctx.session, [ctx.request.sender]) else [])
+                    if pictures_for(ctx.session, ctx.request.sender) else [])
     note = boards.own_note(board, seat, private or {})
     text = boards.board_text(ctx.settings, board, game, state, moves, headline, seat, board.status != "active",
                              note=note)
@@ -401,6 +401,7 @@ class Show(GameCommand):
                                "ask for the rest in another show", title=game.title)
         parts = []
         pictures = []
+        drawn = pictures_for(ctx.session, ctx.request.sender)
         board = None
         for ref in args:
             number, at = boards.parse_board_ref(ref)
@@ -412,12 +413,12 @@ class Show(GameCommand):
                 state = game.load(board.state)
                 head = f"{game.title} Board {board.number}"
                 parts.append(boards.board_text(ctx.settings, board, game, state, moves, head, None, True))
-                pictures += boards.picture(ctx.settings, board, game, state)
+                pictures += boards.picture(ctx.settings, board, game, state) if drawn else []
             else:
                 state = boards.replay(game, board, moves, at)
                 head = f"{game.title} Board {board.number} as it stood after move #{at}"
                 parts.append(boards.show_text_at(board, game, state, moves[:at], head))
-                pictures += boards.picture(ctx.settings, board, game, state, at)
+                pictures += boards.picture(ctx.settings, board, game, state, at) if drawn else []
         assert board is not None
         subject = boards.board_subject(board, game) if len(args) == 1 else f"{game.title} boards"
         result = Result(("\n" + "=" * 72 + "\n\n").join(parts), subject=subject,

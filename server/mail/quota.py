@@ -24,6 +24,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from server.core.config import Settings
+from server.pictures.cache import wanted_by
 from server.store.model import Outbox, ReplyQuota
 from server.store.queries import owner_of
 
@@ -39,6 +40,13 @@ STRANGER_WORDS = 4
 def is_stranger(session: Session, address: str) -> bool:
     """True when ``address`` is no confirmed address of an active account."""
     return owner_of(session, address, active_only=False) is None  # a closed account's mail is not a stranger's
+
+
+def pictures_for(session: Session, address: str) -> bool:
+    """Whether a reply to ``address`` carries board pictures: never a stranger's (short replies,
+    no images), nor a player's who turned them off.  Asked *before* drawing: nothing is drawn
+    that the reply would drop (issue 32: a stranger's ``show`` lines were drawn for nothing)."""
+    return not is_stranger(session, address) and wanted_by(session, [address])
 
 
 def clip_words(text: str, width: int = 24) -> str:

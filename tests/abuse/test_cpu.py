@@ -63,3 +63,32 @@ def test_a_players_mail_stops_at_its_cpu_budget_and_answers_what_was_done(start,
     assert 1 <= done < 50, done
     assert len(results) == 50 and all("used up its share" in r["text"] for r in refused)
     assert f"({done} done, {50 - done} refused)" in reply.text, reply.text[:300]
+
+
+def test_nothing_is_drawn_for_a_strangers_reply(start, sink: Sink) -> None:
+    """A stranger's reply carries no pictures, so none is drawn: the step results hold none."""
+    import games
+    from server.boards import boards
+    from server.store.model import User
+
+    def warp_boards(db) -> None:  # type: ignore[no-untyped-def]
+        make_accounts(db, ["alice", "bob"])
+        game = games.load_game("warpandweft")
+
+        def work(session) -> None:  # type: ignore[no-untyped-def]
+            users = {u.userid: u for u in session.scalars(select(User))}
+            for _ in range(3):
+                boards.create_board(session, game, [users["alice"], users["bob"]], game.parse_options([]), 7.0, 21.0)
+
+        db.run(work)
+
+    server, db = start(setup=warp_boards)
+    for sender in (STRANGER, ALICE):
+        assert send(server.port, mail(sender, "warpandweft show 101 102 103"), sender)[0] == 250
+        assert settle(db, timeout=60)
+    with db.transaction() as s:
+        rows = s.scalars(select(Inbound).order_by(Inbound.id)).all()
+        drawn = {row.sender: sum(len(r.get("pictures", [])) for r in row.results) for row in rows}
+    record("32_4_stranger_pictures", drawn=drawn)
+    assert drawn[ALICE] == 3, drawn  # a player's reply carries the three pictures ...
+    assert drawn[STRANGER] == 0, drawn  # ... a stranger's none, so none is drawn
