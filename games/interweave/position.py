@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from games.contract import clip_input
+from games.digits import is_digits
 from games.interweave.board import (
     BLACK,
     EMPTY,
@@ -129,7 +130,7 @@ def _parse_placement(text: str, stored: bool) -> list[str]:
         r = 7 - i
         f = 0
         for c in row:
-            if c.isdigit():
+            if is_digits(c):
                 f += int(c)
             elif c in "KSLRPkslrp":
                 if f < 8:

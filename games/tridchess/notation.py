@@ -61,9 +61,9 @@ class NotationError(ValueError):
 
 # -- squares ---------------------------------------------------------------------
 
-_SQ_RE = r"[zabcde]\d+(?:W|N|B|[QK]L\d+I?)"
-_PIN_RE = r"[QK]L\d+I?"
-_SQ_PARTS = re.compile(r"^([zabcde])(\d+)(W|N|B|[QK]L\d+I?)$", re.I)
+_SQ_RE = r"[zabcde][0-9]+(?:W|N|B|[QK]L[0-9]+I?)"
+_PIN_RE = r"[QK]L[0-9]+I?"
+_SQ_PARTS = re.compile(r"^([zabcde])([0-9]+)(W|N|B|[QK]L[0-9]+I?)$", re.I)
 
 
 def pin_canonical(text: str) -> str:
@@ -247,7 +247,7 @@ def position_text(st: State) -> str:
     return f"{boards} {','.join(pieces)} {side} {castle} {ep} {st.halfmove} {st.fullmove}"
 
 
-_PIECE_RE = re.compile(r"^([KQRBNPkqrbnp])([zabcde]\d+(?:W|N|B|[QK]L\d+I?))(\*?)$", re.I)
+_PIECE_RE = re.compile(r"^([KQRBNPkqrbnp])([zabcde][0-9]+(?:W|N|B|[QK]L[0-9]+I?))(\*?)$", re.I)
 
 
 def parse_position(text: str) -> State:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.contract import Game, IllegalMove, OptionError, Outcome, split_option
+from games.digits import is_digits
 from games.trimac.geometry import LATTICES, SEAT_NAMES
 from games.trimac.notation import format_position, parse_position
 from games.trimac.render import key_lines, render
@@ -135,7 +136,7 @@ class TriMac(Game):
                 parse_position(value)
                 opts["position"] = value
             elif name == "game":
-                if value is None or not value.isdigit() or int(value) < 1:
+                if value is None or not is_digits(value) or int(value) < 1:
                     raise OptionError(f"-game must be a positive board number; {valid}")
                 opts["game"] = int(value)
             else:

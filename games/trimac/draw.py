@@ -25,7 +25,7 @@ ARMY = ("#c0392b", "#2f5fb3", "#2e8b3e")
 TINT = ("#f6dcd8", "#d9e4f5", "#d8eedb")
 RIVER = "#cfe6f5"
 KITE = ((0, 0), (1, 1), (2, 4), (1, 5), (0, 6), (-1, 5), (-2, 4), (-1, 1))
-_POINT = re.compile(r"[RBG][a-k]\d", re.IGNORECASE)
+_POINT = re.compile(r"[RBG][a-k][0-9]", re.IGNORECASE)
 
 
 def plane(lattice: int, x: float, y: float) -> tuple[float, float]:

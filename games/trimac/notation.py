@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from games.contract import IllegalMove, OptionError, clip_input
+from games.digits import is_digits
 from games.trimac.geometry import (
     BY_NAME,
     COLOURS,
@@ -24,7 +25,7 @@ from games.trimac.geometry import (
 )
 from games.trimac.moves import KIND_NAMES, KINDS, A, E, K, code
 
-_SQUARE = r"([a-z])([a-z])(\d+)"
+_SQUARE = r"([a-z])([a-z])([0-9]+)"
 _MOVE = re.compile(rf"^{_SQUARE}\s*([-x:]?)\s*{_SQUARE}\s*[+#]?$", re.IGNORECASE)
 
 SQUARE_HELP = "a point is R, B or G (the lattice), a file a-k and a rank, like Rf1 or Bi6"
@@ -35,7 +36,7 @@ def square_error(text: str) -> str | None:
     t = text.lower()
     if t in BY_NAME:
         return None
-    if len(t) >= 3 and t[0] in "rbg" and t[1] in FILES and t[2:].isdigit():
+    if len(t) >= 3 and t[0] in "rbg" and t[1] in FILES and is_digits(t[2:]):
         f = t[1]
         return f"{clip_input(text)} is not a point: file {f} has ranks 1-{FILE_LENGTH[f]}"
     return f"{clip_input(text)} is not a point: {SQUARE_HELP}"

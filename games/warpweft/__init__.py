@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.contract import Game, OptionError, Outcome, clip_input, split_option
+from games.digits import is_digits
 from games.warpweft import rules
 from games.warpweft.geometry import PATCH, SIZES
 from games.warpweft.help import HELP
@@ -56,7 +57,7 @@ class WarpAndWeft(Game):
         for token in tokens:
             name, value = split_option(token)
             if name == "size":
-                if value is None or not value.strip().isdigit():
+                if value is None or not is_digits(value.strip()):
                     raise OptionError(f"-size needs a number from 2 to 6, e.g. -size=5; {_VALID}")
                 size = int(value)
                 if size not in SIZES:

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from games.contract import GameError, clip_input
+from games.digits import is_digits
 from games.weavedungeon import geometry as g
 from games.weavedungeon.moves import (
     BLACK,
@@ -163,7 +164,7 @@ def parse_position(text: str) -> Position:
                     "Black lower case), or '-' for none"
                 )
             pools[WHITE if ch.isupper() else BLACK][POOL_TYPES.index(t)] += 1
-    if not fullmove.isdigit() or int(fullmove) < 1:
+    if not is_digits(fullmove) or int(fullmove) < 1:
         raise NotationError(
             f"the move number must be a whole number from 1, not {clip_input(fullmove)!r}"
         )

@@ -2,8 +2,8 @@
 
 ``signup`` and ``change address`` accepted any third-party addresses (85 an
 account; one ``message`` then reached 1,712 strangers).  Now an account has
-at most MAX_ADDRESSES, and an address other than the one the command came
-from starts unconfirmed: it is sent one mail (at most one a day, however
+at most MAX_ADDRESSES, and an address other than the one the command
+provably came from (see :func:`proven_sender`) starts unconfirmed: it is sent one mail (at most one a day, however
 many accounts name it) whose Reply-To is ``pbmserv+TOKEN@domain``; a reply
 to it confirms the address.  Until then nothing else is sent to it
 (``accounts.addresses_of`` leaves it out) and it does not make its sender
@@ -18,28 +18,59 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
-from server.accounts.throttle import SENDER_KEY
+from server.accounts.throttle import AUTHENTICATED_KEY, SENDER_KEY
 from server.core.config import Settings
 from server.mail import tokens
-from server.mail.quota import once_a_day
+from server.mail.quota import count_today, once_a_day
 from server.mail.replies import Mail
 from server.store.model import Address, User
 from server.store.resources import render_template
 
 #: Addresses one account may have.
 MAX_ADDRESSES = 3
+#: Confirmation mails one domain receives a day (rotating sign-ups once sent 33 to one mailbox).
+CONFIRMATIONS_PER_DOMAIN_DAY = 20
 
 
-def binding(address: Address) -> str:
-    return f"{address.user_id}:{address.address.lower()}"
+def mailbox_of(address: str, delimiter: str = "+") -> str:
+    """The mailbox an address reaches, as far as we can tell: without its sub-address tag (any of
+    ``+``, ``-``, ``=`` and the configured delimiters) and without dots in the local part, lower-cased.
+
+    ``victim+12@``, ``vic.tim@`` and ``victim@`` all reach one person at the big
+    providers; one confirmation a day for all of them, not one each.
+    """
+    local, _, domain = address.strip().lower().rpartition("@")
+    cut = min((i for i in (local.find(c) for c in set("+-=" + delimiter)) if i > 0), default=len(local))
+    return f"{local[:cut].replace('.', '')}@{domain}"
 
 
-def proven_sender(session: Session, reply_to: str) -> str | None:
-    """The address a command provably came from: From and reply address agree (None: admin tool)."""
+def may_ask(session: Session, settings: Settings, address: str, now: datetime) -> bool:
+    """Whether a confirmation mail may go to ``address`` today: one per mailbox, a few per domain."""
+    mailbox = mailbox_of(address, settings.recipient_delimiter)
+    if not once_a_day(session, "confirm:" + mailbox, now):
+        return False
+    domain = mailbox.rpartition("@")[2]
+    return count_today(session, "confirm-domain:" + domain, now) <= CONFIRMATIONS_PER_DOMAIN_DAY
+
+
+binding = tokens.address_binding
+
+
+def proven_sender(session: Session, settings: Settings, reply_to: str) -> str | None:
+    """The address a command provably came from ("": none; None: the admin's tool).
+
+    From and reply address must agree, and the From must be proven: by the
+    trusted front MTA's DMARC verdict, or (``address_proof = "from"``) taken
+    on trust.  A From alone once let anyone confirm a victim's address.
+    """
     from_address = session.info.get(SENDER_KEY)
     if from_address is None:
         return None
-    return reply_to.lower() if from_address.lower() == reply_to.lower() else ""
+    if from_address.lower() != reply_to.lower():
+        return ""
+    if settings.address_proof == "from" or session.info.get(AUTHENTICATED_KEY):
+        return reply_to.lower()
+    return ""
 
 
 def set_addresses(session: Session, settings: Settings, user: User, addresses: list[str], reply_to: str,
@@ -49,7 +80,7 @@ def set_addresses(session: Session, settings: Settings, user: User, addresses: l
         from server.core.errors import CommandError
 
         raise CommandError(f"An account has at most {MAX_ADDRESSES} addresses; you gave {len(addresses)}")
-    proven = proven_sender(session, reply_to)
+    proven = proven_sender(session, settings, reply_to)
     old = {a.address.lower(): a for a in user.addresses}
     rows = []
     for address in addresses:
@@ -61,7 +92,7 @@ def set_addresses(session: Session, settings: Settings, user: User, addresses: l
     session.flush()
     mails = []
     for row in rows:
-        if not row.confirmed and once_a_day(session, "confirm:" + row.address.lower(), now):
+        if not row.confirmed and may_ask(session, settings, row.address, now):
             token = tokens.issue(session, "confirm", (row.id,), binding(row))
             mails.append(Mail(
                 to=[row.address], subject=f"pbmserv: confirm mail for {user.userid}?",
@@ -74,12 +105,8 @@ def set_addresses(session: Session, settings: Settings, user: User, addresses: l
 def confirm(session: Session, token: str) -> Address | None:
     """Confirm the address a "confirm" token names; None if the token is not good."""
 
-    def binding_of(fields: tuple[int, ...]) -> str | None:
-        row = session.get(Address, fields[0]) if len(fields) == 1 else None
-        return binding(row) if row is not None else None
-
     try:
-        (address_id,) = tokens.verify(session, token, "confirm", binding_of)
+        (address_id,) = tokens.verify(session, token, "confirm", tokens.confirm_binding(session))
     except (tokens.TokenError, ValueError):
         return None
     row = session.get(Address, address_id, with_for_update=True)

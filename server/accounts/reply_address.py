@@ -16,6 +16,16 @@ A plain move (or ``swap``/``pass``) without ``#N`` gets the number of the
 move the board mail invited: a reply to an old board mail, or the same
 reply delivered twice under two Message-IDs, is refused instead of played
 on a position its sender did not see.
+
+A reply address is good only for what its mail invited (issue 32): anyone
+who sees it (a forwarded mail, a mailing list, a shared inbox) once could
+play every later move of that player and resign the game.  Now whatever
+acts on the board (a move, ``#N`` typed or not, the server's words, a
+queued move, a chat) is accepted only while the board is still at the move
+the mail was sent for; and the words that end a game for good
+(:data:`IRREVERSIBLE`) need the mail to come from one of the player's own
+confirmed addresses as well.  Looking (``show``, ``preview``, ``help``) is
+allowed at any time.
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 import games
+from server.accounts.throttle import is_owner
 from server.core.config import Settings
 from server.core.errors import CommandError
 from server.mail import tokens
@@ -38,6 +49,8 @@ PROVEN = "********"
 #: Words that are a move to the server (the plugin or the server's own words).
 MOVE_WORDS = ("swap", "pass")
 SERVER_WORDS = ("resign", "propose", "undo", "accept", "reject")
+#: Words whose effect cannot be taken back: the reply address alone is not enough for them.
+IRREVERSIBLE = ("resign", "accept")
 #: First words of a reply that are reply commands even where they also name a full command.
 REPLY_VERBS = ("move", "board", "mvoe", *MOVE_WORDS, *SERVER_WORDS, "queue", "preview", "show", "chat", "help",
                "conditional", "if", "moves", "why", "record")
@@ -116,12 +129,8 @@ def reply_token(settings: Settings, recipients: list[str]) -> str | None:
 def open_reply(session: Session, token: str) -> tuple[User, Board, int]:
     """The user, board and move count a reply address names; CommandError if it is not good."""
 
-    def binding(fields: tuple[int, ...]) -> str | None:
-        user = session.get(User, fields[0]) if len(fields) == 3 else None
-        return user.password_hash if user is not None and user.active else None
-
     try:
-        user_id, board_id, ply = tokens.verify(session, token, "reply", binding)
+        user_id, board_id, ply = tokens.verify(session, token, "reply", tokens.reply_binding(session))
     except TokenError as exc:
         raise CommandError(_FAILURES[exc.reason]) from None
     user, board = session.get(User, user_id), session.get(Board, board_id)
@@ -150,8 +159,20 @@ def strip_subject(subject: str, game: games.Game, board: Board) -> str:
     return " ".join(words)
 
 
-def command_for(session: Session, token: str, line: str, from_subject: bool, comment: str) -> ReplyCommand:
-    """The full command a reply stands for (see the module docstring)."""
+def _stale(game: games.Game, board: Board, ply: int, what: str, done: str) -> CommandError:
+    return CommandError(
+        f"You replied to the {game.title} Board {board.number} mail of move #{ply + 1}, but the "
+        f"board is at move #{board.ply + 1} now: {what} was not {done}. Reply to the latest "
+        "board mail.", board=board, title=game.title)
+
+
+def command_for(session: Session, token: str, line: str, from_subject: bool, comment: str,
+                sender: str | None = None) -> ReplyCommand:
+    """The full command a reply stands for (see the module docstring).
+
+    ``sender`` is the mail's From address: the irreversible words need it to
+    be one of the player's confirmed addresses (None: not checked, the admin's tool).
+    """
     user, board, ply = open_reply(session, token)
     try:
         game = games.load_game(board.game)
@@ -170,6 +191,16 @@ def command_for(session: Session, token: str, line: str, from_subject: bool, com
     verb, rest = words[0].lower(), words[1:]
     if verb in ("move", "board", "mvoe") and rest:
         verb, words, rest = rest[0].lower(), rest, rest[1:]
+    looking = verb in ("preview", "show", "help")
+    if not looking and board.ply != ply:
+        raise _stale(game, board, ply, " ".join(words), "sent" if verb == "chat" else
+                     "queued" if verb == "queue" else "played")
+    if verb in IRREVERSIBLE and sender is not None and not is_owner(user, sender):
+        raise CommandError(
+            f"{verb} by reply must come from your own address: this mail came from another. "
+            f"Use the full command with your password ({game.name} {verb} "
+            f"{board.number} {user.userid} PASSWORD), or reply from your registered address.",
+            board=board, title=game.title)
     if verb == "chat":
         text = "\n".join(t for t in (" ".join(rest), comment) if t.strip())
         return ReplyCommand([game.name, "chat", *who], Identity(user.id, board.id), text)
@@ -190,13 +221,9 @@ def command_for(session: Session, token: str, line: str, from_subject: bool, com
         out = [game.name, verb, str(board.number), *rest]
     else:
         move = " ".join(words)
+        # The board is at the mail's move (checked above), so a typed #N other than
+        # that one is refused by the move itself ("received as move #N").
         if verb not in SERVER_WORDS and "#" not in move.rstrip("#+"):
-            # No #N typed: the move is for the position the board mail showed.
-            if board.ply != ply:
-                raise CommandError(
-                    f"You replied to the {game.title} Board {board.number} mail of move #{ply + 1}, but the "
-                    f"board is at move #{board.ply + 1} now: {move} was not played. Reply to the latest "
-                    "board mail.", board=board, title=game.title)
             move = f"{move[:-1] if move.endswith('#') else move}#{ply + 1}"  # a trailing # is a check mark
         out = [game.name, "move", *who, *move.split()]
     return ReplyCommand(out, Identity(user.id, board.id), comment)

@@ -27,6 +27,8 @@ GUESS_LIMIT = 5
 GUESS_WINDOW = timedelta(hours=1)
 #: Where the worker puts the sender's address for the command it runs.
 SENDER_KEY = "pbmserv.sender"
+#: Where the worker notes that the front MTA authenticated that From address (server/mail/authresults.py).
+AUTHENTICATED_KEY = "pbmserv.sender_authenticated"
 
 
 def is_owner(user: User, sender: str | None) -> bool:
@@ -40,11 +42,16 @@ def _window_open(user: User, now: datetime) -> bool:
     return user.guesses_since is not None and now - user.guesses_since < GUESS_WINDOW
 
 
+def locked(user: User) -> bool:
+    """Password commands from strangers are refused for this account now: nothing may test its hash."""
+    return _window_open(user, utcnow()) and user.guesses >= GUESS_LIMIT
+
+
 def check(user: User, sender: str | None) -> None:
     """Refuse (without looking at the password) when the account is being guessed at."""
     if is_owner(user, sender):
         return
-    if _window_open(user, utcnow()) and user.guesses >= GUESS_LIMIT:
+    if locked(user):
         raise CommandError(f"Too many wrong passwords for {user.userid} this hour: try from its own address")
 
 

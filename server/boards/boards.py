@@ -19,7 +19,7 @@ import games
 from games import Game, Outcome
 from server.accounts.accounts import addresses_of
 from server.accounts.reply_address import invite
-from server.boards import board_notes, board_record, conditional, standings
+from server.boards import board_notes, board_record, conditional, snapshots, standings
 from server.boards.ratings import rate_board
 from server.boards.watchers import board_watchers
 from server.core.config import Settings
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 FIRST_BOARD = 101
 RECENT_MOVES = 8
-_BOARD_REF = re.compile(r"^(\d{1,9})(?:#(\d{1,6}))?$")
+_BOARD_REF = re.compile(r"^([0-9]{1,9})(?:#([0-9]{1,6}))?$")
 
 
 def plugin_for(name: str) -> Game:
@@ -130,14 +130,9 @@ def moves_of(session: Session, board: Board) -> list[Move]:
 
 
 def replay(game: Game, board: Board, moves: list[Move], upto: int | None = None) -> Any:
-    """The state after ``upto`` moves, rebuilt from the stored move list."""
-    state = game.start(board.options, len(board.seats))
-    for mv in moves[: len(moves) if upto is None else upto]:
-        if mv.move == "resign":  # only stored where the game plays on (see resign_state)
-            state = game.resign(state, mv.seat)
-        else:
-            state = game.play(state, mv.seat, mv.move)
-    return state
+    """The state after ``upto`` moves, rebuilt from the stored move list (from the nearest
+    snapshot, not from move 0: server/boards/snapshots.py)."""
+    return snapshots.replay(game, board, moves, upto)
 
 
 def apply_state(board: Board, game: Game, state: Any) -> Outcome | None:

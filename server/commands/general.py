@@ -13,6 +13,7 @@ from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GAME_VERBS, GENERAL, general
 from server.commands.resolve import spelled, unique
 from server.mail import limits
+from server.mail.quota import pictures_for
 from server.store.model import Board, Seat, User
 from server.store.resources import render_template
 
@@ -114,6 +115,11 @@ class Signup(Command):
             "signup.txt", userid=user.userid, addresses=", ".join(accounts.addresses_of(user)) or "(none yet)",
             address=ctx.settings.address
         ) + waiting_note(user)
+        for mail in mails:
+            # The confirmation to the sign-up's own address is the one mail it gets (issue 32: a From
+            # proves nothing): the welcome goes with it, below the part that must not be cut off.
+            if ctx.request.sender.lower() in (a.lower() for a in mail.to):
+                mail.body = mail.body.rstrip("\n") + "\n\n" + text
         return Result(text, subject=f"pbmserv: welcome, {user.userid}", mails=mails)
 
 
@@ -242,6 +248,7 @@ class All(Command):
         ).all()
         parts = []
         pictures = []
+        drawn = pictures_for(ctx.session, ctx.request.sender)
         for board in rows:
             game = boards.plugin_for(board.game)
             state = game.load(board.state)
@@ -250,7 +257,7 @@ class All(Command):
             parts.append(
                 boards.board_text(ctx.settings, board, game, state, moves, head, boards.seat_of(board, user), False)
             )
-            pictures += boards.picture(ctx.settings, board, game, state)
+            pictures += boards.picture(ctx.settings, board, game, state) if drawn else []
         if not parts:
             which = "boards where it is their move" if only_next else "active boards"
             there = f" on page {page}" if page > 1 and total else ""

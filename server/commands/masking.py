@@ -1,14 +1,19 @@
-"""Which words of a command line are passwords, found by content, not by position.
+"""Which words of a command line are passwords: by position and shape, never by asking a stranger's hash.
 
 Masking by position alone echoed passwords whenever a word was missing
 (``warpandweft move alice PASSWORD C1`` has no board number, so the password
 sits where the userid should be) or the words were swapped.  So a refused
-line gets two more checks: every word that *is* the password of the sender
-or of a user the line names is hidden, and when the line does not even
-have its command's shape (no known user before the password slot) every
-word after the verb that is not a known keyword, userid or number is hidden
-too.  The same set of words is scrubbed from the reason and from the log
-line, so nothing the player typed as a password leaves the server.
+line that does not even have its command's shape (no known user before the
+password slot) hides every word after the verb that is not a known keyword,
+userid or number.
+
+Testing words against the hashes of the users a line names (as this once
+did) was a password oracle: ``vacation carol xxxx rose-11 tulip-77`` from
+any account echoed ``tulip-77`` masked, whatever carol's lockout said
+(issue 32).  Now only the account of the address the echo goes to is asked
+(its owner learns nothing new), at most MAX_CHECKS words a line, and not at
+all while that account is locked against guessing.  The same set of words
+is scrubbed from the reason and from the log line.
 """
 
 from __future__ import annotations
@@ -20,15 +25,16 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 import games
+from server.accounts import throttle
 from server.accounts.accounts import USERID
 from server.accounts.passwords import verify_password
 from server.commands import describe
 from server.commands.registry import GAME_VERBS, GENERAL
-from server.store.model import Address, User
+from server.store.model import Address, Board, User
 
 MASK = "********"
-#: Password checks (argon2 runs for wrong guesses) one refused line may cost.
-MAX_CHECKS = 8
+#: Password checks (argon2 runs) one refused line may cost, against the echo's own recipient only.
+MAX_CHECKS = 2
 _WORDS = ("on", "off", "all", "active", "inactive", "next", "show", "password", "address", "commands",
           "games", "swap", "pass", "resign", "propose", "undo", "accept", "reject", "multiple", "new",
           "board", "help", "end", "stop", "finished", "error", "reminder")
@@ -49,7 +55,8 @@ def _password_shaped(word: str) -> bool:
 
 
 def _is_number(word: str) -> bool:
-    return word.split("#")[0].isdigit() and len(word) < 12
+    head = word.split("#")[0]
+    return head.isascii() and head.isdigit() and len(word) < 12
 
 
 def secret_words(session: Session, words: list[str], sender: str, refused: bool) -> set[str]:
@@ -60,25 +67,32 @@ def secret_words(session: Session, words: list[str], sender: str, refused: bool)
         return {words[i] for i in slots}
     # A sign-up's password slot is always one, even a refused too-short one: it was meant as a password.
     secrets = {words[i] for i in slots if _password_shaped(words[i]) or _creates_account(command)}
-    users = {u.userid: u for u in _named_users(session, words, sender)}
+    named = _named_userids(session, words)
+    # The shape: every password slot holds a password-like word after a known user
+    # (``vacation carol on 314159`` has "on" in the slot: the words are swapped).
     shaped = command is not None and len(slots) == len(command.password_args) and (
-        not slots or _creates_account(command) or words[slots[0] - 1].lower() in users)
+        not slots or _creates_account(command) or (
+            words[slots[0] - 1].lower() in named
+            and all(_password_shaped(words[i]) and words[i].lower() not in keywords() for i in slots)))
     start = prefix
     if not shaped:
+        boards = _board_numbers(session, words[start:])
         secrets = {w for w in secrets if w.lower() not in keywords()}
         secrets |= {w for w in words[start:] if _password_shaped(w) and w.lower() not in keywords()
-                    and w.lower() not in users and not _is_number(w)}
+                    and w.lower() not in named and w.split("#")[0] not in boards}
+    owner = _own_account(session, sender)
+    if owner is None or throttle.locked(owner):
+        return secrets
     checks = 0
     for word in dict.fromkeys(words[start if command is not None else 0:]):
-        if word in secrets or not _password_shaped(word):
+        if word in secrets or not _password_shaped(word) or word.lower() in keywords() or _is_number(word):
             continue
-        for user in users.values():
-            if checks >= MAX_CHECKS:
-                return secrets
-            checks += 1
-            if verify_password(user.password_hash, word):
-                secrets.add(word)
-                break
+        if checks >= MAX_CHECKS:
+            break
+        checks += 1
+        if verify_password(owner.password_hash, word):
+            secrets.add(word)
+            break
     return secrets
 
 
@@ -86,15 +100,27 @@ def _creates_account(command: object) -> bool:
     return getattr(command, "name", "") == "signup"
 
 
-def _named_users(session: Session, words: list[str], sender: str) -> list[User]:
-    """The sender's own account(s) first, then the users the line names (at most 3 in all)."""
-    found: list[User] = list(session.scalars(
-        select(User).join(Address).where(func.lower(Address.address) == sender.lower()).limit(2)))
-    names = [w.lower() for w in words if USERID.match(w.lower())]  # (and never a NUL byte for PostgreSQL)
-    if names:
-        found += session.scalars(select(User).where(User.userid.in_(names)).limit(3)).all()
-    unique = {u.id: u for u in found}
-    return list(unique.values())[:3]
+def _named_userids(session: Session, words: list[str]) -> set[str]:
+    """The words that are userids of existing accounts (lower-cased); no hash is read."""
+    names = {w.lower() for w in words if USERID.match(w.lower())}  # (and never a NUL byte for PostgreSQL)
+    if not names:
+        return set()
+    return set(session.scalars(select(User.userid).where(User.userid.in_(names)).limit(8)))
+
+
+def _board_numbers(session: Session, words: list[str]) -> set[str]:
+    """The words (before any ``#N``) that are numbers of existing boards: shown, a password is not."""
+    numbers = {int(w.split("#")[0]) for w in words if _is_number(w)}
+    if not numbers:
+        return set()
+    return {str(n) for n in session.scalars(select(Board.number).where(Board.number.in_(numbers)).distinct())}
+
+
+def _own_account(session: Session, address: str) -> User | None:
+    """The account whose *confirmed* address is ``address`` (where the echo is mailed), if exactly one."""
+    found = list(session.scalars(select(User).join(Address).where(
+        func.lower(Address.address) == address.lower(), Address.confirmed.is_(True)).limit(2)))
+    return found[0] if len(found) == 1 else None
 
 
 def log_line(shown: str) -> str:

@@ -6,9 +6,10 @@ import re
 import textwrap
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import exists, func, select
 
 from games import Game
+from games.digits import is_digits
 from server.accounts import accounts, consent
 from server.boards import boards, conditional, lifecycle
 from server.commands import game_records, policy
@@ -16,12 +17,12 @@ from server.commands.base import CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb
 from server.commands.resolve import AmbiguousOption, expand_options
 from server.mail import limits
+from server.mail.quota import pictures_for
 from server.mail.replies import board_root
-from server.pictures.cache import wanted_by
 from server.store import queries
 from server.store.model import Board, Seat, User
 
-_MOVENO = re.compile(r"^(?P<move>.*?)#(?P<n>\d+)$")
+_MOVENO = re.compile(r"^(?P<move>.*?)#(?P<n>[0-9]+)$")
 #: Move words the server handles itself; everything else goes to the plugin.
 SERVER_WORDS = ("resign", "propose", "undo", "accept", "reject")
 
@@ -297,7 +298,7 @@ def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, co
     pictures = next((m.pictures for m in mails if m.pictures), None)
     if pictures is None:
         pictures = (boards.picture(ctx.settings, board, game, state)
-                    if wanted_by(ctx.session, [ctx.request.sender]) else [])
+                    if pictures_for(ctx.session, ctx.request.sender) else [])
     note = boards.own_note(board, seat, private or {})
     text = boards.board_text(ctx.settings, board, game, state, moves, headline, seat, board.status != "active",
                              note=note)
@@ -326,7 +327,7 @@ SUBJECT_STATES = ("finished", "error", "reminder")
 def reply_subject_help(ctx: Context, game: Game, args: list[str]) -> None:
     """Refuse ``GAME move BOARD [USER]``, the subject of a board mail replied to
     unedited, with the exact subject that plays (password and move still to fill in)."""
-    if not args or not args[0].isdigit() or len(args[0]) > 9:
+    if not args or not is_digits(args[0]) or len(args[0]) > 9:
         return
     board = boards.find_board(ctx.session, game, int(args[0]))
     if len(args) > 1 and args[1].lower() not in SUBJECT_STATES:
@@ -409,13 +410,14 @@ class Show(GameCommand):
         if not args:
             raise CommandError(f"Usage: {game.name} show BOARD[#N] ..., or {game.name} show USERID "
                                "[next|active|all]", title=game.title)
-        if not args[0][:1].isdigit():
+        if not is_digits(args[0][:1]):
             return self.users_boards(ctx, game, args)
         if len(args) > limits.BOARDS_PER_REPLY:
             raise CommandError(f"A show draws at most {limits.BOARDS_PER_REPLY} boards; you named {len(args)}: "
                                "ask for the rest in another show", title=game.title)
         parts = []
         pictures = []
+        drawn = pictures_for(ctx.session, ctx.request.sender)
         board = None
         for ref in args:
             board, moves, at = boards.board_at(ctx.session, game, ref)
@@ -423,12 +425,12 @@ class Show(GameCommand):
                 state = game.load(board.state)
                 head = f"{game.title} Board {board.number}"
                 parts.append(boards.board_text(ctx.settings, board, game, state, moves, head, None, True))
-                pictures += boards.picture(ctx.settings, board, game, state)
+                pictures += boards.picture(ctx.settings, board, game, state) if drawn else []
             else:
                 state = boards.replay(game, board, moves, at)
                 head = f"{game.title} Board {board.number} as it stood after move #{at}"
                 parts.append(boards.show_text_at(board, game, state, moves[:at], head))
-                pictures += boards.picture(ctx.settings, board, game, state, at)
+                pictures += boards.picture(ctx.settings, board, game, state, at) if drawn else []
         assert board is not None
         subject = boards.board_subject(board, game) if len(args) == 1 else f"{game.title} boards"
         result = Result(("\n" + "=" * 72 + "\n\n").join(parts), subject=subject,
@@ -485,21 +487,26 @@ class Games(GameCommand):
             else:
                 names.append(a)
         users = [accounts.require_user(ctx.session, n) for n in names]
-        query = select(Board).where(Board.game == game.name).order_by(Board.number)
+        # Filtered, counted and paged in SQL (issue 32: 50 lines of 'games all page N' over 5,000
+        # boards loaded every board 50 times, 30 s of CPU for one stranger's mail).
+        query = select(Board).where(Board.game == game.name)
         if which in ("active", "next"):
             query = query.where(Board.status == "active")
         elif which == "inactive":
             query = query.where(Board.status != "active")
-        rows = list(ctx.session.scalars(query))
-        if users:
-            ids = {u.id for u in users}
-            rows = [b for b in rows if ids & {s.user_id for s in b.seats}]
+        ids = [u.id for u in users]
+        if ids:
+            query = query.where(exists().where(Seat.board_id == Board.id, Seat.user_id.in_(ids)))
         if which == "next":
-            ids = {u.id for u in users} if users else None
-            rows = [b for b in rows if b.to_move is not None and (ids is None or b.seats[b.to_move].user_id in ids)]
-        title = f"{game.title} boards ({which}{': ' + ', '.join(u.userid for u in users) if users else ''})"
+            query = query.where(Board.to_move.is_not(None))
+            if ids:
+                query = query.where(exists().where(Seat.board_id == Board.id, Seat.seat == Board.to_move,
+                                                   Seat.user_id.in_(ids)))
+        total = ctx.session.scalar(select(func.count()).select_from(query.subquery())) or 0
         size = limits.ROWS_PER_REPLY
-        note = limits.more_note(len(rows), page, size, " ".join([game.name, "games", *args]))
-        table = boards.boards_table(rows[limits.page_slice(len(rows), page, size)], title)
+        rows = list(ctx.session.scalars(query.order_by(Board.number).offset((page - 1) * size).limit(size)))
+        title = f"{game.title} boards ({which}{': ' + ', '.join(u.userid for u in users) if users else ''})"
+        note = limits.more_note(total, page, size, " ".join([game.name, "games", *args]))
+        table = boards.boards_table(rows, title)
         return Result(table + ("\n" + note if note else ""), subject=f"{game.title} games")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from sqlalchemy import func, select, update
 
 from games import Game
+from games.digits import is_digits
 from server.accounts import accounts, consent
 from server.commands.base import Command, CommandError, Context, Result
 from server.commands.registry import GameCommand, game_verb, general
@@ -94,7 +95,7 @@ def parse_limit(word: str, title: str | None = None) -> int | None:
     """``N`` boards, or ``none``/``off`` for no limit."""
     if word.lower() in ("none", "off"):
         return None
-    if not word.isdigit() or not 0 <= int(word) <= MAX_LIMIT:
+    if not is_digits(word) or not 0 <= int(word) <= MAX_LIMIT:
         raise CommandError(f"{word!r}: the limit is a number of boards from 0 to {MAX_LIMIT}, or 'none'",
                            title=title)
     return int(word)

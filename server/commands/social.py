@@ -11,15 +11,17 @@ from __future__ import annotations
 from sqlalchemy import delete, select
 
 from games import Game
+from games.digits import is_digits
 from server.accounts import accounts
+from server.accounts.throttle import SENDER_KEY
 from server.boards import boards
 from server.boards.watchers import board_watchers
 from server.commands.base import Command, CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb, general
-from server.mail.quota import spend_recipients
+from server.mail.quota import ADDRESS_RECIPIENTS_DAY, MESSAGES_TO_USER_DAY, spend, spend_recipients
 from server.mail.replies import Mail, board_root
 from server.mail.wrapping import wrap
-from server.store.model import Board, GameFollow, Subscription, User
+from server.store.model import Board, GameFollow, Seat, Subscription, User
 
 #: Most recipients one ``message`` may name.
 MAX_RECIPIENTS = 20
@@ -86,7 +88,8 @@ class Chat(GameCommand):
         root = board_root(ctx.settings, game.name, board.number)
         subject = f"{game.title} Board {board.number} chat from {user.userid}"
         body = quoted(user.userid, text)
-        spend_recipients(ctx.session, user.userid, sum(1 for u in audience if u.id != user.id), ctx.now)
+        spend_recipients(ctx.session, user.userid, sum(1 for u in audience if u.id != user.id), ctx.now,
+                         new=not has_played(ctx, user))
         mails = [Mail(to=accounts.addresses_of(u), subject=subject, body=body, references=[root], users=[u.userid])
                  for u in audience if u.active and u.addresses]
         names = ", ".join(u.userid for u in audience if u.id != user.id) or "nobody else"
@@ -98,7 +101,7 @@ def whole_game(args: list[str], word: str | None) -> bool:
     """``USERID PASSWORD all`` (subscribe) / ``USERID PASSWORD`` (notify): the game, not a board."""
     if word is None:
         return len(args) == 2
-    return len(args) == 3 and args[2].lower() == word and not args[0].isdigit()
+    return len(args) == 3 and args[2].lower() == word and not is_digits(args[0])
 
 
 GAME_FOLLOW_SAID = {
@@ -210,6 +213,28 @@ class Unsubscribe(GameCommand):
                       subject=f"{game.title} Board {board.number} unsubscribed")
 
 
+def has_played(ctx: Context, user: User) -> bool:
+    """The account sits at a board where a move was made (a fresh account made to send mail does not)."""
+    return ctx.session.scalar(select(Seat.id).join(Board, Board.id == Seat.board_id)
+                              .where(Seat.user_id == user.id, Board.ply > 0).limit(1)) is not None
+
+
+def spend_messages(ctx: Context, sender: User, to: list[User]) -> None:
+    """A ``message``'s caps: the account's (small until it has played), its From address's
+    (shared by every account mailing from it) and each recipient's (from everyone)."""
+    now = ctx.now
+    spend_recipients(ctx.session, sender.userid, len(to), now, new=not has_played(ctx, sender))
+    address = str(ctx.session.info.get(SENDER_KEY) or ctx.request.sender or "").lower()
+    if address:
+        spend(ctx.session, f"recipients-from:{address}", len(to), ADDRESS_RECIPIENTS_DAY,
+              f"Mail from {address} has reached today's limit of {ADDRESS_RECIPIENTS_DAY} message "
+              "recipients; try again tomorrow", now)
+    for user in to:
+        spend(ctx.session, f"messages-to:{user.userid}", 1, MESSAGES_TO_USER_DAY,
+              f"{user.userid} has received today's limit of {MESSAGES_TO_USER_DAY} messages; "
+              "nothing was sent. Try again tomorrow", now)
+
+
 @general
 class Message(Command):
     name = "message"
@@ -228,7 +253,7 @@ class Message(Command):
         text = require_body(ctx, "message")
         body = quoted(sender.userid, text) + f"\nTo answer: message YOURID PASSWORD {sender.userid}\n"
         subject = f"pbmserv message from {sender.userid}"
-        spend_recipients(ctx.session, sender.userid, len(to), ctx.now)
+        spend_messages(ctx, sender, to)
         mails = [Mail(to=accounts.addresses_of(u), subject=subject, body=body, users=[u.userid]) for u in to if u.addresses]
         return Result(f"Your message went to: {', '.join(u.userid for u in to)}.", subject="pbmserv: message sent",
                       mails=mails)

@@ -63,9 +63,17 @@ class Settings:
     #: Longest wait between reconnection attempts (the wait doubles from one second up to it).
     imap_backoff_max: float = 300.0
     max_size: int = 1024 * 1024
+    #: Largest message stored from a sender without an account (beyond: 552); a command needs a few KB.
+    max_stranger_size: int = 64 * 1024
     #: Messages one envelope sender may send per hour before we answer 450.
     rate_limit: int = 300
     max_commands: int = 50
+    #: Commands read from a mail of a sender without an account (a player's: max_commands).
+    stranger_commands: int = 5
+    #: CPU seconds one mail may use (a player's, a stranger's); past it the rest of its lines
+    #: are refused and what was done is answered.
+    mail_cpu_seconds: float = 20.0
+    stranger_cpu_seconds: float = 3.0
     nagtime: float = 7.0
     forfeittime: float = 21.0
     #: First retry delay of the outbox, doubled per failed try.
@@ -81,14 +89,29 @@ class Settings:
     #: Concurrent SMTP connections, in all and from one peer address (beyond: 421).
     max_connections: int = 200
     max_connections_per_peer: int = 20
+    #: ... and from one /24 (IPv4) or /64 (IPv6) network.
+    max_connections_per_network: int = 50
+    #: Seconds one SMTP session may last (ended between transactions, never inside one) ...
+    max_session_seconds: float = 300.0
+    #: ... and commands it may send in a row without starting a mail transaction (NOOP, RSET, ...).
+    max_idle_commands: int = 20
     #: Seconds an SMTP connection may sit idle before it is closed (RFC 5321 allows 5 min; we are stricter).
     idle_timeout: float = 60.0
+    #: Seconds DATA waits for its commit before answering 451 (a stalled database is
+    #: answered, never left to the client's timeout); capped at half the idle timeout.
+    store_timeout: float = 20.0
+    #: Seconds the listener's event loop may not answer, or one commit of the store
+    #: thread may last, before ``serve`` exits non-zero for its service manager to
+    #: restart it (0: never).
+    watchdog_seconds: float = 300.0
     #: Stored, unhandled mail from unknown senders beyond which the listener answers 450.
     unknown_backlog: int = 200
     #: Mails from unknown senders the worker handles per minute (their shared budget).
     unknown_per_minute: int = 300
     #: Replies the server sends per hour in all; beyond it mail waits and ``status`` alerts.
     outbound_per_hour: int = 5000
+    #: ... and to strangers (every recipient without an account): a pool of its own.
+    outbound_strangers_per_hour: int = 500
     #: Replies one address receives per day (Mailman's autoresponse limit) ...
     replies_per_recipient_day: int = 1000
     #: ... and an address that belongs to no account.
@@ -99,6 +122,12 @@ class Settings:
     web_url: str | None = None
     #: Board pictures in mail at all (each user can still turn them off for themselves).
     pictures: bool = True
+    #: What proves that a command's From address is the sender's own, for a new account
+    #: address: "token" (a reply to a confirmation mail; the safe default), or "from" (the
+    #: From itself: only behind a front MTA that rejects forged From, and in tests).
+    address_proof: str = "token"
+    #: The authserv-id of the front MTA whose Authentication-Results (dmarc=pass) prove a From.
+    trusted_authserv: str | None = None
     #: Characters that start the tag of a plus-address (``pbmserv+TAG@...``),
     #: as Postfix's ``recipient_delimiter``; reply addresses use the first.
     recipient_delimiter: str = "+"

@@ -9,6 +9,7 @@ by running the host out of file descriptors.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import re
 import threading
@@ -77,32 +78,86 @@ def path_problem(address: str) -> str | None:
     return None
 
 
+def network_of(peer: str) -> str:
+    """The /24 of an IPv4 peer, the /64 of an IPv6 one (what one attacker usually holds); else the peer."""
+    try:
+        address = ipaddress.ip_address(peer)
+    except ValueError:
+        return peer
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    prefix = 24 if address.version == 4 else 64
+    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
+
+
 class ConnectionGate:
-    """At most ``total`` connections at once, and ``per_peer`` from one address.
+    """At most ``total`` connections at once, ``per_peer`` from one address and
+    ``per_network`` from one /24 (IPv4) or /64 (IPv6).
 
     About a thousand idle connections used to exhaust the process's file
     descriptors and lock every player out; beyond the caps a connection is
-    answered 421 and closed at once.
+    answered 421 and closed at once.  The per-peer cap alone did not help:
+    ten addresses of one network took all 200 places (issue 32).
     """
 
-    def __init__(self, total: int, per_peer: int) -> None:
+    def __init__(self, total: int, per_peer: int, per_network: int | None = None) -> None:
         self.total = total
         self.per_peer = per_peer
+        self.per_network = per_network
         self.open: Counter[str] = Counter()
+        self.networks: Counter[str] = Counter()
         self.lock = threading.Lock()
 
     def admit(self, peer: str) -> bool:
+        network = network_of(peer)
         with self.lock:
             if sum(self.open.values()) >= self.total or self.open[peer] >= self.per_peer:
                 return False
+            if self.per_network is not None and self.networks[network] >= self.per_network:
+                return False
             self.open[peer] += 1
+            self.networks[network] += 1
             return True
 
     def release(self, peer: str) -> None:
+        network = network_of(peer)
         with self.lock:
             self.open[peer] -= 1
             if self.open[peer] <= 0:
                 del self.open[peer]
+            self.networks[network] -= 1
+            if self.networks[network] <= 0:
+                del self.networks[network]
+
+
+class SessionBounds:
+    """A session's lifetime and its commands outside a mail transaction, bounded.
+
+    The idle timeout restarts on every command, so a client sending NOOP
+    every 25 s held its place for ever: 200 such sessions from 10 addresses
+    locked everyone else out (issue 32).  A session that is past
+    ``lifetime`` seconds, or has sent ``idle_commands`` commands in a row
+    without starting a mail transaction, is answered 421 and closed; never
+    inside a transaction, so no message is cut off before its answer.
+    """
+
+    def __init__(self, lifetime: float, idle_commands: int) -> None:
+        self.lifetime = lifetime
+        self.idle_commands = idle_commands
+        self.started = time.monotonic()
+        self.idle_count = 0
+
+    def over(self, data: bytes, in_transaction: bool) -> str | None:
+        """Why the session must end now that ``data`` arrived, or None."""
+        if in_transaction:
+            self.idle_count = 0
+            return None
+        self.idle_count += max(1, data.count(b"\n"))
+        if self.idle_count > self.idle_commands:
+            return f"too many commands without mail ({self.idle_commands})"
+        if time.monotonic() - self.started > self.lifetime:
+            return f"session older than {self.lifetime:g} s"
+        return None
 
 
 class QuietErrors:

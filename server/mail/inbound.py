@@ -3,7 +3,7 @@
 The message is committed before the listener (or ``pbmserv process``)
 answers, so a 250 always means "durably ours".  Before storing, the sender
 is classified (``known``: its From address belongs to an account, or a
-genuine reply token came with it) for the fair queue, and two throttles
+fully valid reply token came with it, see :func:`queue_key`) for the fair queue, and two throttles
 answer 450 instead of storing: the hourly per-sender limit (keyed on both
 the envelope sender and the From address, since a flood rotates MAIL FROM)
 and, for unknown senders, the size of their shared backlog (issue 20).
@@ -21,8 +21,9 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 from datetime import timedelta
 from email.utils import parseaddr
@@ -51,6 +52,29 @@ class Backlogged(RateLimited):
     """Too much mail from unknown senders is waiting: strangers are asked to come back later."""
 
 
+class TooLarge(RateLimited):
+    """A stranger's message over ``max_stranger_size``: refused for good (552), not stored.
+
+    A command needs a few KB; 1 MB stranger mails stored whole for 30 days
+    once filled the disk at 242 MB a minute (issue 32).
+    """
+
+
+#: What is kept of a stranger's mail once it is handled: its header block, this long at most.
+KEPT_HEAD = 8 * 1024
+DROPPED = b"\r\n\r\n[pbmserv: the body of this handled mail from a sender without an account was dropped]\r\n"
+
+
+def slim(row: Inbound) -> None:
+    """Drop the body of a handled stranger's mail (players' mail is kept whole for the admin).
+
+    Strangers' mail is stored whole only while it waits (bounded by the
+    backlog cap and ``max_stranger_size``), so it cannot fill the disk.
+    """
+    if not row.known and len(row.raw) > KEPT_HEAD:
+        row.raw = header_block(row.raw)[:KEPT_HEAD] + DROPPED
+
+
 def from_address(raw: bytes) -> str:
     """The From header's address, lower-cased, read without the parser (the header is capped already)."""
     for item in header_fields(header_block(raw)):
@@ -62,12 +86,29 @@ def from_address(raw: bytes) -> str:
     return ""
 
 
-def carries_token(session: Session, settings: Settings | None, rcpt_to: list[str]) -> bool:
-    """A recipient is ``pbmserv+TOKEN@...`` with a token this server made (a reply to our mail)."""
+def token_sender(session: Session, settings: Settings | None, rcpt_to: list[str]) -> str | None:
+    """Who a fully valid token among the recipients (``pbmserv+TOKEN@...``) speaks for, else None."""
     if settings is None:
-        return False
-    tags = [tokens.token_of(str(r), settings.addresses, settings.recipient_delimiter) for r in rcpt_to]
-    return any(tag and tokens.genuine(session, tag) for tag in tags)
+        return None
+    for rcpt in rcpt_to:
+        tag = tokens.token_of(str(rcpt), settings.addresses, settings.recipient_delimiter)
+        if tag and (key := tokens.sender_key(session, tag)) is not None:
+            return key
+    return None
+
+
+def queue_key(session: Session, settings: Settings | None, sender: str, rcpt_to: list[str]) -> tuple[bool, str]:
+    """(known, the key the fair queue and the hourly limit go by) of one arrival.
+
+    Known: the From address is an account's, or a fully valid token (a
+    reply address, an address confirmation) came with it.  Mail known by
+    its token alone is keyed on the token's owner, not on its From: rotating From addresses are one sender, who
+    takes one turn in the round robin and has one hourly limit.
+    """
+    if owner_of(session, sender) is not None:
+        return True, sender
+    key = token_sender(session, settings, rcpt_to)
+    return (True, key) if key is not None else (False, sender)
 
 
 def _hour_counts(session: Session, column, values: set[str], now) -> dict[str, int]:  # type: ignore[no-untyped-def]
@@ -98,11 +139,13 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
     address.  Mail from unknown senders gets Backlogged once
     ``unknown_backlog`` of theirs waits.
     """
-    senders = [from_address(a.raw) or ("" if path_problem(a.mail_from) else a.mail_from.lower()[:320])
-               for a in arrivals]
+    from_addresses = [from_address(a.raw) or ("" if path_problem(a.mail_from) else a.mail_from.lower()[:320])
+                      for a in arrivals]
 
     def work(session: Session) -> list[int | RateLimited]:
         now = utcnow()
+        keys = [queue_key(session, settings, s, a.rcpt_to) for a, s in zip(arrivals, from_addresses, strict=True)]
+        senders = [key for _, key in keys]
         by_envelope = _hour_counts(session, Inbound.mail_from, {a.mail_from for a in arrivals if a.mail_from},
                                    now) if rate_limit else {}
         by_from = _hour_counts(session, Inbound.sender, {s for s in senders if s}, now) if rate_limit else {}
@@ -110,13 +153,15 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
             Inbound.status == "new", Inbound.known.is_(False))) if unknown_backlog else 0
         outcome: list[int | RateLimited] = []
         rows = []
-        for arrival, sender in zip(arrivals, senders, strict=True):
-            known = owner_of(session, sender) is not None or carries_token(session, settings, arrival.rcpt_to)
+        for arrival, (known, sender) in zip(arrivals, keys, strict=True):
             if rate_limit and arrival.mail_from and by_envelope.get(arrival.mail_from, 0) >= rate_limit:
                 outcome.append(RateLimited(arrival.mail_from))
                 continue
             if rate_limit and sender and by_from.get(sender, 0) >= rate_limit:
                 outcome.append(RateLimited(sender))
+                continue
+            if settings is not None and not known and len(arrival.raw) > settings.max_stranger_size:
+                outcome.append(TooLarge(sender))
                 continue
             if unknown_backlog and not known:
                 if (waiting or 0) >= unknown_backlog:
@@ -149,13 +194,37 @@ def store(db: Database, raw: bytes, mail_from: str, rcpt_to: list[str], rate_lim
     return result
 
 
+def settle(future: Future, result: object = None, error: BaseException | None = None) -> None:
+    """Give ``future`` its outcome unless it already has one.
+
+    The listener cancels a future it stopped waiting for (its bounded wait
+    ran out, or aiosmtpd dropped the session); setting a result on it then
+    raises InvalidStateError, which once killed the store thread for good.
+    """
+    try:
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+    except InvalidStateError:
+        pass
+
+
 class GroupCommit:
     """The listener's store thread: whatever is waiting is committed together.
 
     ``submit`` returns a future that resolves to the row id once the
     message's transaction has committed (durably), or to the exception that
     kept it from being stored: RateLimited, or a database error that makes
-    the listener answer 451.
+    the listener answer 451.  A future the listener cancelled before its
+    batch began is not stored at all; one cancelled later may still be
+    committed (the sender was told 451 and retries; the copy is a duplicate
+    the worker recognises by its dedupe key).
+
+    The thread is supervised: an unexpected error fails its batch and the
+    loop goes on, and ``submit`` starts a new thread if the old one is gone.
+    ``busy_since`` and ``restarts`` are read by the server's watchdog and
+    ``pbmserv status`` (a commit that never returns is a stuck store).
     """
 
     def __init__(self, db: Database, rate_limit: int | None, on_stored: Callable[[], None] | None = None,
@@ -169,19 +238,39 @@ class GroupCommit:
         self.waiting: queue.SimpleQueue[Arrival | None] = queue.SimpleQueue()
         self.thread: threading.Thread | None = None
         self.lock = threading.Lock()
+        self.closed = False
+        #: time.monotonic() when the batch now being committed began; None while idle.
+        self.busy_since: float | None = None
+        #: Store threads started after the first one died.
+        self.restarts = 0
+        #: The last failure of a batch, one line (database errors hide their parameters).
+        self.last_error: str | None = None
 
     def submit(self, raw: bytes, mail_from: str, rcpt_to: list[str]) -> Future:
-        """Queue a message for the next commit (the thread starts with the first message)."""
-        with self.lock:
-            if self.thread is None:
-                self.thread = threading.Thread(target=self._run, name="pbmserv-store", daemon=True)
-                self.thread.start()
+        """Queue a message for the next commit (the thread starts with the first message, again if it died)."""
+        self.ensure_thread()
         arrival = Arrival(raw, mail_from, rcpt_to)
         self.waiting.put(arrival)
         return arrival.done
 
+    def ensure_thread(self) -> None:
+        with self.lock:
+            if self.closed or (self.thread is not None and self.thread.is_alive()):
+                return
+            if self.thread is not None:
+                self.restarts += 1
+                log.error("the store thread had died; starting another (restart %d)", self.restarts)
+            self.thread = threading.Thread(target=self._run, name="pbmserv-store", daemon=True)
+            self.thread.start()
+
+    @property
+    def alive(self) -> bool:
+        thread = self.thread
+        return thread is None or thread.is_alive()
+
     def close(self) -> None:
         with self.lock:
+            self.closed = True
             thread, self.thread = self.thread, None
         if thread is not None:
             self.waiting.put(None)
@@ -203,7 +292,18 @@ class GroupCommit:
                     stop = True
                     break
                 batch.append(more)
-            self._commit(batch)
+            # Messages whose sender stopped waiting (cancelled) are not stored.
+            batch = [a for a in batch if a.done.set_running_or_notify_cancel()]
+            if batch:
+                self.busy_since = time.monotonic()
+                try:
+                    self._commit(batch)
+                except BaseException as exc:  # never let the thread die with futures unanswered
+                    log.exception("store thread error")
+                    for arrival in batch:
+                        settle(arrival.done, error=exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
+                finally:
+                    self.busy_since = None
             if stop:
                 return
 
@@ -211,13 +311,14 @@ class GroupCommit:
         try:
             results = store_batch(self.db, batch, self.rate_limit, self.unknown_backlog, self.settings)
         except Exception as exc:  # every message of the batch gets the same 451
+            self.last_error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
             for arrival in batch:
-                arrival.done.set_exception(exc)
+                settle(arrival.done, error=exc)
             return
-        if self.on_stored is not None and any(not isinstance(r, RateLimited) for r in results):
-            self.on_stored()
         for arrival, result in zip(batch, results, strict=True):
             if isinstance(result, RateLimited):
-                arrival.done.set_exception(result)
+                settle(arrival.done, error=result)
             else:
-                arrival.done.set_result(result)
+                settle(arrival.done, result)
+        if self.on_stored is not None and any(not isinstance(r, RateLimited) for r in results):
+            self.on_stored()

@@ -9,6 +9,7 @@ growing once its reply is full.
 
 from __future__ import annotations
 
+from games.digits import is_digits
 from server.core.errors import CommandError
 
 #: Boards drawn in one ``show`` / ``all show`` reply.
@@ -24,7 +25,7 @@ def page_arg(args: list[str], usage: str) -> tuple[list[str], int]:
     """Strip a trailing ``page N`` from ``args``: (the other args, N >= 1)."""
     if len(args) >= 2 and args[-2].lower() == "page":
         word = args[-1]
-        if not word.isdigit() or not 1 <= int(word) <= 100_000:
+        if not is_digits(word) or not 1 <= int(word) <= 100_000:
             raise CommandError(f"page {word}: give a page number from 1 (usage: {usage})")
         return args[:-2], int(word)
     return args, 1

@@ -20,8 +20,14 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from server.core.config import Settings
-from server.mail.guards import ConnectionGate, QuietErrors, header_problem, path_problem
-from server.mail.inbound import Backlogged, GroupCommit, RateLimited
+from server.mail.guards import (
+    ConnectionGate,
+    QuietErrors,
+    SessionBounds,
+    header_problem,
+    path_problem,
+)
+from server.mail.inbound import Backlogged, GroupCommit, RateLimited, TooLarge
 from server.store.database import Database
 
 log = logging.getLogger("pbmserv.listener")
@@ -40,6 +46,12 @@ class InboundHandler:
         self.db = db
         self.settings = settings
         self.store = GroupCommit(db, settings.rate_limit, wake, settings.unknown_backlog, settings)
+
+    @property
+    def store_wait(self) -> float:
+        """Seconds DATA waits for its commit: ``--store-timeout``, and at most half the idle
+        timeout, since aiosmtpd drops a session whose handler outlives it (no answer at all)."""
+        return max(0.1, min(self.settings.store_timeout, self.settings.idle_timeout / 2))
 
     def close(self) -> None:
         self.store.close()
@@ -73,8 +85,20 @@ class InboundHandler:
             log.warning("refused a message from %r: %s", mail_from, problem)
             return self._per_recipient(server, envelope, f"552 5.6.0 Message refused: {problem}")
         try:
-            # Resolved by the store thread once this message's commit is on disk.
-            await asyncio.wrap_future(self.store.submit(raw, mail_from, list(envelope.rcpt_tos)))
+            # Resolved by the store thread once this message's commit is on disk;
+            # waited for only so long, so the sender hears 451, never silence.
+            await asyncio.wait_for(asyncio.wrap_future(self.store.submit(raw, mail_from, list(envelope.rcpt_tos))),
+                                   self.store_wait)
+        except TimeoutError:
+            log.warning("the database did not commit within %.0f s; %r asked to retry (451)", self.store_wait,
+                        mail_from)
+            return self._per_recipient(server, envelope, "451 4.3.0 The database is busy; try again later")
+        except TooLarge:
+            log.warning("refused %d bytes from %r, who has no account (--max-stranger-size %d)", len(raw), mail_from,
+                        self.settings.max_stranger_size)
+            return self._per_recipient(server, envelope, "552 5.3.4 Message too big for a sender without an "
+                                       f"account (at most {self.settings.max_stranger_size} bytes); "
+                                       "a command needs a few lines")
         except Backlogged:
             log.warning("backlog: too much mail from unknown senders waiting; %r asked to retry", mail_from)
             return self._per_recipient(server, envelope, "450 4.7.1 Too much mail waiting here; try later")
@@ -99,9 +123,10 @@ class InboundHandler:
 
 
 class GatedSMTP(SMTP):
-    """aiosmtpd's SMTP behind the connection caps: beyond them, 421 and close."""
+    """aiosmtpd's SMTP behind the connection caps and the session bounds: beyond them, 421 and close."""
 
     gate: ConnectionGate
+    settings: Settings
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peer = transport.get_extra_info("peername")
@@ -111,6 +136,7 @@ class GatedSMTP(SMTP):
             transport.write(b"421 4.7.0 Too many connections; try again later\r\n")  # type: ignore[attr-defined]
             transport.close()
             return
+        self._bounds = SessionBounds(self.settings.max_session_seconds, self.settings.max_idle_commands)
         super().connection_made(transport)
 
     def connection_lost(self, error: Exception | None) -> None:
@@ -123,8 +149,16 @@ class GatedSMTP(SMTP):
         return super().eof_received() if self._admitted else False
 
     def data_received(self, data: bytes) -> None:
-        if self._admitted:
-            super().data_received(data)
+        if not self._admitted:
+            return
+        envelope = getattr(self, "envelope", None)
+        reason = self._bounds.over(data, envelope is not None and envelope.mail_from is not None)
+        if reason is not None and self.transport is not None:
+            log.info("closing a session from %s: %s", self._gate_peer, reason)
+            self.transport.write(f"421 4.7.0 Closing: {reason}; connect again\r\n".encode())  # type: ignore[attr-defined]
+            self.transport.close()
+            return
+        super().data_received(data)
 
 
 class GatedLMTP(GatedSMTP, LMTP):
@@ -150,7 +184,9 @@ class Listener(Controller):
             timeout=settings.idle_timeout,
             **kwargs,
         )
-        self.gate = ConnectionGate(settings.max_connections, settings.max_connections_per_peer)
+        self.settings = settings
+        self.gate = ConnectionGate(settings.max_connections, settings.max_connections_per_peer,
+                                   settings.max_connections_per_network)
         # asyncio logs every failed accept() (EMFILE): megabytes a second.
         self.loop.set_exception_handler(QuietErrors())
 
@@ -158,4 +194,5 @@ class Listener(Controller):
         cls = GatedLMTP if self.lmtp else GatedSMTP
         smtp = cls(self.handler, **self.SMTP_kwargs)
         smtp.gate = self.gate
+        smtp.settings = self.settings
         return smtp

@@ -130,24 +130,29 @@ class Deliverer:
 
         def work(session: Session) -> list[Job]:
             now = utcnow()
-            room = outbound_room(session, self.settings, now)
-            if room <= 0:
-                # The hourly budget is spent: mail waits (``pbmserv status`` alerts).
-                log.warning("outbound budget of %d mails an hour is spent; replies wait",
-                            self.settings.outbound_per_hour)
-                return []
-            rows = session.execute(
-                select(Outbox.id, Outbox.envelope_from, Outbox.recipients, Outbox.message, Outbox.tries,
-                       Outbox.pictures)
-                .where(
-                    Outbox.status == "pending",
-                    Outbox.next_attempt <= now,
-                    or_(Outbox.claimed_until.is_(None), Outbox.claimed_until < now),
-                )
-                .order_by(Outbox.id)
-                .limit(min(limit, room))
-                .with_for_update(skip_locked=True)
-            ).all()
+            rows = []
+            # Two pools (server/mail/quota.py): players' mail first, then strangers'.
+            for stranger, room in zip((False, True), outbound_room(session, self.settings, now), strict=True):
+                if room <= 0:
+                    # This pool's hourly budget is spent: its mail waits (``pbmserv status`` alerts).
+                    log.warning("outbound budget for %s is spent; their replies wait",
+                                "strangers" if stranger else "players")
+                    continue
+                if len(rows) >= limit:
+                    break
+                rows += session.execute(
+                    select(Outbox.id, Outbox.envelope_from, Outbox.recipients, Outbox.message, Outbox.tries,
+                           Outbox.pictures)
+                    .where(
+                        Outbox.status == "pending",
+                        Outbox.stranger.is_(stranger),
+                        Outbox.next_attempt <= now,
+                        or_(Outbox.claimed_until.is_(None), Outbox.claimed_until < now),
+                    )
+                    .order_by(Outbox.id)
+                    .limit(min(limit - len(rows), room))
+                    .with_for_update(skip_locked=True)
+                ).all()
             if rows:
                 session.execute(
                     update(Outbox).where(Outbox.id.in_([r.id for r in rows]))

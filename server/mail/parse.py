@@ -67,6 +67,12 @@ class ParsedMail:
     from_subject: bool = False
     #: A document the commands may read (a game record): the first text attachment, else the body.
     document: str = ""
+    #: The front MTA we trust vouched for the From address (server/mail/authresults.py; set by the worker).
+    from_authenticated: bool = False
+    #: Set by the worker: the sender has no account (fewer lines read, a smaller time budget) ...
+    stranger: bool = False
+    #: ... and, once the mail's time budget is spent, why the rest of its lines are refused.
+    over_budget: str | None = None
 
 
 def normalise(text: str) -> str:

@@ -7,8 +7,10 @@
 - Replies to strangers are short (STRANGER_CHARS): anyone can set a
   Reply-To, and a 3.5 KB help or an error quoting 1,000 characters of their
   text made the server a reflector.
-- In all, at most ``outbound_per_hour`` mails an hour leave for the relay;
-  beyond it mail waits (nothing is lost) and ``pbmserv status`` alerts.
+- At most ``outbound_per_hour`` mails an hour leave for players and
+  ``outbound_strangers_per_hour`` for strangers (two pools: strangers
+  cannot spend the players'); beyond it mail waits (nothing is lost) and
+  ``pbmserv status`` alerts.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from server.core.config import Settings
+from server.pictures.cache import wanted_by
 from server.store.model import Outbox, ReplyQuota
 from server.store.queries import owner_of
 
@@ -37,6 +40,13 @@ STRANGER_WORDS = 4
 def is_stranger(session: Session, address: str) -> bool:
     """True when ``address`` is no confirmed address of an active account."""
     return owner_of(session, address, active_only=False) is None  # a closed account's mail is not a stranger's
+
+
+def pictures_for(session: Session, address: str) -> bool:
+    """Whether a reply to ``address`` carries board pictures: never a stranger's (short replies,
+    no images), nor a player's who turned them off.  Asked *before* drawing: nothing is drawn
+    that the reply would drop (issue 32: a stranger's ``show`` lines were drawn for nothing)."""
+    return not is_stranger(session, address) and wanted_by(session, [address])
 
 
 def clip_words(text: str, width: int = 24) -> str:
@@ -65,26 +75,43 @@ def _count_one(session: Session, address: str, day: date, amount: int = 1) -> in
     return session.scalar(select(ReplyQuota.count).where(ReplyQuota.address == address, ReplyQuota.day == day)) or 0
 
 
-#: Players one account may reach by ``message`` and ``chat`` in a day.
+#: Players one account may reach by ``message`` and ``chat`` in a day ...
 ACCOUNT_RECIPIENTS_DAY = 100
+#: ... an account that has not played yet (three fresh accounts once sent one player 120 messages) ...
+NEW_ACCOUNT_RECIPIENTS_DAY = 5
+#: ... all accounts mailing from one address together ...
+ADDRESS_RECIPIENTS_DAY = 100
+#: ... and ``message``s one player receives in a day, from everyone.
+MESSAGES_TO_USER_DAY = 30
 
 
-def spend_recipients(session: Session, userid: str, count: int, now: datetime) -> None:
-    """Count ``count`` recipients against the account's daily cap; refuse past it.
+def spend(session: Session, key: str, count: int, cap: int, refusal: str, now: datetime) -> None:
+    """Count ``count`` against the day's ``cap`` for ``key``; CommandError(refusal) past it.
 
     The refusal rolls the count back with the command, so a refused mail costs nothing.
     """
     from server.core.errors import CommandError
 
-    total = _count_one(session, f"recipients-of:{userid}", now.date(), count)
-    if total > ACCOUNT_RECIPIENTS_DAY:
-        raise CommandError(f"{userid} has reached today's limit of {ACCOUNT_RECIPIENTS_DAY} recipients for "
-                           "message and chat; try again tomorrow")
+    if _count_one(session, key[:320], now.date(), count) > cap:
+        raise CommandError(refusal)
+
+
+def spend_recipients(session: Session, userid: str, count: int, now: datetime, new: bool = False) -> None:
+    """Count ``count`` recipients against the account's daily cap (``new``: one that has not played)."""
+    cap = NEW_ACCOUNT_RECIPIENTS_DAY if new else ACCOUNT_RECIPIENTS_DAY
+    spend(session, f"recipients-of:{userid}", count, cap,
+          f"{userid} has reached today's limit of {cap} recipients for message and chat"
+          + (" (an account that has not played yet)" if new else "") + "; try again tomorrow", now)
+
+
+def count_today(session: Session, key: str, now: datetime) -> int:
+    """Count ``key`` once more today; how often it has been counted today, this time included."""
+    return _count_one(session, key[:320], now.date())
 
 
 def once_a_day(session: Session, key: str, now: datetime) -> bool:
-    """True the first time ``key`` is counted on a day (a confirmation request per address)."""
-    return _count_one(session, key[:320], now.date()) == 1
+    """True the first time ``key`` is counted on a day (a confirmation request per mailbox)."""
+    return count_today(session, key, now) == 1
 
 
 def admit(session: Session, settings: Settings, recipients: list[str], now: datetime) -> tuple[list[str], bool]:
@@ -103,10 +130,21 @@ def admit(session: Session, settings: Settings, recipients: list[str], now: date
     return kept, bool(recipients) and strangers == len(recipients)
 
 
-def sent_last_hour(session: Session, now: datetime) -> int:
-    return session.scalar(select(func.count()).select_from(Outbox).where(Outbox.sent_at >= now - timedelta(hours=1))) or 0
+def sent_last_hour(session: Session, now: datetime, stranger: bool | None = None) -> int:
+    """Mails sent in the last hour: all, or one pool's (players' ``False``, strangers' ``True``)."""
+    query = select(func.count()).select_from(Outbox).where(Outbox.sent_at >= now - timedelta(hours=1))
+    if stranger is not None:
+        query = query.where(Outbox.stranger.is_(stranger))
+    return session.scalar(query) or 0
 
 
-def outbound_room(session: Session, settings: Settings, now: datetime) -> int:
-    """Mails that may still leave this hour (0: the budget is spent; they wait)."""
-    return max(0, settings.outbound_per_hour - sent_last_hour(session, now))
+def outbound_room(session: Session, settings: Settings, now: datetime) -> tuple[int, int]:
+    """Mails that may still leave this hour: (players' pool, strangers' pool); 0: that pool waits.
+
+    Separate pools (issue 32): rotating stranger sign-ups once spent the
+    one budget of 5,000 and alice's board mails then waited behind 650
+    replies to strangers.  Players' mail never waits for strangers'.
+    """
+    players = settings.outbound_per_hour - sent_last_hour(session, now, stranger=False)
+    strangers = settings.outbound_strangers_per_hour - sent_last_hour(session, now, stranger=True)
+    return max(0, players), max(0, strangers)

@@ -200,6 +200,7 @@ def queue(session: Session, settings: Settings, mail: Mail) -> Outbox | None:
         status="pending",
         # Drawn by the deliverer, outside the command's locks (server.pictures.cache.fill).
         pictures={p.key: p.spec for p in mail.pictures if p.png is None and p.spec is not None} or None,
+        stranger=strangers,
     )
     session.add(row)
     return row

@@ -44,7 +44,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from server.core.config import split_tag
-from server.store.model import ServerSecret, utcnow
+from server.store.model import Address, ServerSecret, User, utcnow
 
 #: The uses of tokens; the code is the token's first byte.  A token of one
 #: purpose is refused (``Failure.WRONG_PURPOSE``) where another is expected.
@@ -227,18 +227,52 @@ def verify(
     return fields
 
 
-def genuine(session: Session, token: str) -> bool:
-    """Whether ``token`` was made by this server (any purpose, revoked or not).
+def reply_binding(session: Session) -> Callable[[tuple[int, ...]], str | None]:
+    """The binding of reply tokens (user id, board id, ply): the user's password hash while active."""
 
-    The fair queue (issue 20) serves mail carrying one before strangers' mail:
-    only someone who received our mail can have it.  The tag is checked, not
-    what the token names.
+    def binding(fields: tuple[int, ...]) -> str | None:
+        user = session.get(User, fields[0]) if len(fields) == 3 else None
+        return user.password_hash if user is not None and user.active else None
+
+    return binding
+
+
+def address_binding(address: Address) -> str:
+    """The binding of confirmation tokens: the address and its account (re-added: a new binding)."""
+    return f"{address.user_id}:{address.address.lower()}"
+
+
+def confirm_binding(session: Session) -> Callable[[tuple[int, ...]], str | None]:
+    """The binding of confirmation tokens (address id), as it is now."""
+
+    def binding(fields: tuple[int, ...]) -> str | None:
+        row = session.get(Address, fields[0]) if len(fields) == 1 else None
+        return address_binding(row) if row is not None else None
+
+    return binding
+
+
+def sender_key(session: Session, token: str) -> str | None:
+    """Who a fully valid token (tag *and* seal) speaks for, as the fair queue's sender key, else None.
+
+    A reply token speaks for its player (``reply-token:USER``), a
+    confirmation token for its address (``confirm-token:ADDRESS``).  The
+    fair queue (issue 20) serves mail carrying one before strangers' mail;
+    a genuine but revoked token once bought that tier too, for anyone who
+    kept one: 120 mails to a revoked token from rotating From addresses were
+    served before a player (issue 32).
     """
-    try:
-        verify(session, token, "reply", lambda fields: None)
-    except TokenError as exc:
-        return exc.reason is not Failure.TAMPERED
-    return True
+    for purpose, binding in (("reply", reply_binding), ("confirm", confirm_binding)):
+        try:
+            fields = verify(session, token, purpose, binding(session))
+        except TokenError as exc:
+            if exc.reason is Failure.WRONG_PURPOSE:
+                continue
+            return None
+        except ValueError:
+            return None
+        return f"{purpose}-token:{fields[0]}"
+    return None
 
 
 # -- addresses --------------------------------------------------------------------
@@ -260,12 +294,14 @@ def token_of(address: str, own: Sequence[str], delimiter: str = "+") -> str | No
     return tag
 
 
-#: A tag after a delimiter that is long enough to be a token (ours are 32+).
-_TOKEN_IN_TEXT = re.compile(r"(?<=[+\-=])[A-Za-z2-7]{24,}(?=[@>\s\"',;]|$)")
+#: A run of base32 letters long enough to be a token (ours are 32+), whatever comes before it:
+#: the recipient delimiter is configurable (``_``, ``.``, even a letter, which the run then
+#: swallows with the local part), so the pattern cannot name it (issue 32: ``_`` leaked).
+_TOKEN_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])[A-Za-z2-7]{24,}(?=[@>\s\"',;]|$)")
 
 
 def redact(text: str) -> str:
-    """``text`` with anything shaped like a token tag replaced by ``***``."""
+    """``text`` with anything shaped like a token tag replaced by ``***`` (any delimiter before it)."""
     return _TOKEN_IN_TEXT.sub("***", text)
 
 

@@ -137,8 +137,16 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               help="host:port the listener binds.")
 @click.option("--max-size", envvar="PBMSERV_MAX_SIZE", type=int, default=1024 * 1024, show_default=True,
               help="Largest message accepted, in bytes (larger: 552).")
+@click.option("--max-stranger-size", envvar="PBMSERV_MAX_STRANGER_SIZE", type=int, default=64 * 1024,
+              show_default=True, help="Largest message accepted from a sender without an account (larger: 552).")
 @click.option("--rate-limit", envvar="PBMSERV_RATE_LIMIT", type=int, default=300, show_default=True,
               help="Messages per hour one sender may send before we answer 450.")
+@click.option("--mail-cpu-seconds", envvar="PBMSERV_MAIL_CPU_SECONDS", type=float, default=20.0, show_default=True,
+              help="CPU seconds one mail may use; past it the rest of its commands are refused.")
+@click.option("--stranger-cpu-seconds", envvar="PBMSERV_STRANGER_CPU_SECONDS", type=float, default=3.0,
+              show_default=True, help="The same for a mail from an address without an account.")
+@click.option("--stranger-commands", envvar="PBMSERV_STRANGER_COMMANDS", type=int, default=5, show_default=True,
+              help="Commands read from a mail of an address without an account.")
 @click.option("--nagtime", envvar="PBMSERV_NAGTIME", type=float, default=7.0, show_default=True,
               help="Default days before a reminder.")
 @click.option("--forfeittime", envvar="PBMSERV_FORFEITTIME", type=float, default=21.0, show_default=True,
@@ -155,14 +163,27 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               help="Concurrent SMTP connections; beyond it 421.")
 @click.option("--max-connections-per-peer", envvar="PBMSERV_MAX_CONNECTIONS_PER_PEER", type=int, default=20,
               show_default=True, help="Concurrent SMTP connections from one address; beyond it 421.")
+@click.option("--max-connections-per-network", envvar="PBMSERV_MAX_CONNECTIONS_PER_NETWORK", type=int, default=50,
+              show_default=True, help="Concurrent SMTP connections from one /24 (IPv6: /64); beyond it 421.")
+@click.option("--max-session-seconds", envvar="PBMSERV_MAX_SESSION_SECONDS", type=float, default=300.0,
+              show_default=True, help="Seconds an SMTP session may last (closed between transactions).")
+@click.option("--max-idle-commands", envvar="PBMSERV_MAX_IDLE_COMMANDS", type=int, default=20, show_default=True,
+              help="SMTP commands in a row without a mail transaction (NOOP, RSET, ...) before 421.")
 @click.option("--idle-timeout", envvar="PBMSERV_IDLE_TIMEOUT", type=float, default=60.0, show_default=True,
               help="Seconds an idle SMTP connection is kept.")
+@click.option("--store-timeout", envvar="PBMSERV_STORE_TIMEOUT", type=float, default=20.0, show_default=True,
+              help="Seconds DATA waits for its commit before answering 451 (at most half --idle-timeout).")
+@click.option("--watchdog", "watchdog_seconds", envvar="PBMSERV_WATCHDOG", type=float, default=300.0,
+              show_default=True, help="Seconds the listener or one commit may hang before serve exits 70 "
+                                      "for the service manager to restart it (0: never).")
 @click.option("--unknown-backlog", envvar="PBMSERV_UNKNOWN_BACKLOG", type=int, default=200, show_default=True,
               help="Waiting mails from unknown senders beyond which they get 450.")
 @click.option("--unknown-per-minute", envvar="PBMSERV_UNKNOWN_PER_MINUTE", type=int, default=300, show_default=True,
               help="Mails from unknown senders handled per minute (their shared budget).")
 @click.option("--outbound-per-hour", envvar="PBMSERV_OUTBOUND_PER_HOUR", type=int, default=5000, show_default=True,
               help="Mails sent per hour in all; beyond it replies wait and status alerts.")
+@click.option("--outbound-strangers-per-hour", envvar="PBMSERV_OUTBOUND_STRANGERS_PER_HOUR", type=int, default=500,
+              show_default=True, help="Mails sent per hour to addresses without an account (their own pool).")
 @click.option("--replies-per-day", envvar="PBMSERV_REPLIES_PER_DAY", type=int, default=1000, show_default=True,
               help="Mails one account address receives per day.")
 @click.option("--stranger-replies-per-day", envvar="PBMSERV_STRANGER_REPLIES_PER_DAY", type=int, default=10,
@@ -170,6 +191,13 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
 @click.option("--recipient-delimiter", envvar="PBMSERV_RECIPIENT_DELIMITER", default="+", show_default=True,
               help="Characters that start the tag of a reply address (pbmserv+TOKEN@...); "
                    "the same as Postfix's recipient_delimiter.")
+@click.option("--address-proof", envvar="PBMSERV_ADDRESS_PROOF", type=click.Choice(["token", "from"]),
+              default="token", show_default=True,
+              help="What confirms a new account address: a reply to a confirmation mail (token), or the "
+                   "From itself (from: only behind a front MTA that rejects forged From).")
+@click.option("--trust-authentication-results", "trusted_authserv", envvar="PBMSERV_TRUST_AUTHENTICATION_RESULTS",
+              default=None, metavar="AUTHSERV-ID",
+              help="The front MTA's authserv-id: its Authentication-Results dmarc=pass proves a From address.")
 @click.option("--web-url", envvar="PBMSERV_WEB_URL", default=None,
               help="Public base URL of 'pbmserv web'; board mails then link to the board's page.")
 @click.option("--pictures/--no-pictures", envvar="PBMSERV_PICTURES", default=True, show_default=True,
@@ -178,11 +206,14 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
 @click.pass_context
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None,
          mail_from: str | None, imap: str | None, imap_done: str, imap_poll: float, listen: str,
-         max_size: int, rate_limit: int, nagtime: float, forfeittime: float, retry_base: float,
+         max_size: int, max_stranger_size: int, rate_limit: int, mail_cpu_seconds: float,
+         stranger_cpu_seconds: float, stranger_commands: int, nagtime: float, forfeittime: float, retry_base: float,
          lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, max_connections: int,
-         max_connections_per_peer: int, idle_timeout: float, unknown_backlog: int, unknown_per_minute: int,
-         outbound_per_hour: int, replies_per_day: int, stranger_replies_per_day: int,
-         recipient_delimiter: str,
+         max_connections_per_peer: int, max_connections_per_network: int, max_session_seconds: float,
+         max_idle_commands: int, idle_timeout: float, store_timeout: float, watchdog_seconds: float,
+         unknown_backlog: int, unknown_per_minute: int,
+         outbound_per_hour: int, outbound_strangers_per_hour: int, replies_per_day: int, stranger_replies_per_day: int,
+         recipient_delimiter: str, address_proof: str, trusted_authserv: str | None,
          web_url: str | None, pictures: bool, verbose: int) -> None:
     """pbmserv: a play-by-email game server."""
     from server.mail.tokens import RedactFilter
@@ -192,15 +223,22 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
     for handler in logging.getLogger().handlers:
         handler.addFilter(RedactFilter())  # reply tokens never reach a log line
     ctx.obj = App(Settings(database_url=database_url, addresses=addresses, relay=relay, listen=listen,
-                           max_size=max_size, rate_limit=rate_limit, nagtime=nagtime, forfeittime=forfeittime,
+                           max_size=max_size, max_stranger_size=max_stranger_size, rate_limit=rate_limit,
+                           nagtime=nagtime, forfeittime=forfeittime, mail_cpu_seconds=mail_cpu_seconds,
+                           stranger_cpu_seconds=stranger_cpu_seconds, stranger_commands=stranger_commands,
                            retry_base=retry_base, lease_seconds=lease_seconds,
                            delivery_lease_seconds=delivery_lease_seconds, busy_timeout=busy_timeout,
                            max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,
-                           idle_timeout=idle_timeout, unknown_backlog=unknown_backlog,
+                           max_connections_per_network=max_connections_per_network,
+                           max_session_seconds=max_session_seconds, max_idle_commands=max_idle_commands,
+                           idle_timeout=idle_timeout, store_timeout=store_timeout,
+                           watchdog_seconds=watchdog_seconds, unknown_backlog=unknown_backlog,
                            unknown_per_minute=unknown_per_minute, outbound_per_hour=outbound_per_hour,
+                           outbound_strangers_per_hour=outbound_strangers_per_hour,
                            replies_per_recipient_day=replies_per_day,
                            replies_per_stranger_day=stranger_replies_per_day,
                            recipient_delimiter=recipient_delimiter or "+", web_url=web_url,
+                           address_proof=address_proof, trusted_authserv=trusted_authserv,
                            pictures=pictures, mail_from=mail_from, imap=imap, imap_done=imap_done,
                            imap_poll=imap_poll), verbose)
 
@@ -621,7 +659,18 @@ def prune(app: App, days: float) -> None:
 @main.command()
 @pass_app
 def status(app: App) -> None:
-    """Queue depths, active boards per game and the last error."""
+    """Queue depths, active boards per game, the last error, and whether the listener
+    of this directory's ``serve`` is alive (its heartbeat file)."""
+    from server.processes.health import describe
+
+    try:
+        _queue_status(app)
+    finally:  # also when the database cannot be read: then the heartbeat may say why
+        for line in describe(app.settings):
+            click.echo(line)
+
+
+def _queue_status(app: App) -> None:
     now = utcnow()
 
     def age(when) -> str:  # type: ignore[no-untyped-def]
@@ -644,9 +693,13 @@ def status(app: App) -> None:
         click.echo(f"inbound set aside: {count(Inbound, Inbound.status == 'shunted')}")
         click.echo(f"outbox pending:    {count(Outbox, *pending_out)}{oldest(Outbox.created_at, *pending_out)}")
         click.echo(f"outbox failed:     {count(Outbox, Outbox.status == 'failed')}")
-        sent, budget = sent_last_hour(session, now), app.settings.outbound_per_hour
+        sent, budget = sent_last_hour(session, now, stranger=False), app.settings.outbound_per_hour
         alert = "  ALERT: the budget is spent; replies wait (--outbound-per-hour)" if sent >= budget else ""
         click.echo(f"sent last hour:    {sent} of {budget}{alert}")
+        sent, budget = sent_last_hour(session, now, stranger=True), app.settings.outbound_strangers_per_hour
+        if sent:
+            alert = "  ALERT: spent; their replies wait (--outbound-strangers-per-hour)" if sent >= budget else ""
+            click.echo(f"  to strangers:    {sent} of {budget}{alert}")
         rows = session.execute(select(Board.game, func.count()).where(Board.status == "active")
                                .group_by(Board.game).order_by(Board.game)).all()
         click.echo(f"active boards:     {sum(n for _, n in rows)}")

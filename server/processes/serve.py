@@ -29,6 +29,7 @@ from server.core.config import Settings
 from server.mail.imap import ImapReceiver
 from server.mail.listener import InboundHandler, Listener
 from server.mail.outbox import Deliverer
+from server.processes.health import Watchdog
 from server.processes.worker import Worker
 from server.store.database import Database, worker_name
 
@@ -112,6 +113,7 @@ class Server:
         # A mailbox read over IMAP (issue 31) stores through the listener's own store thread.
         self.imap = (ImapReceiver(self.db, settings, self.listener.handler.store.submit)
                      if settings.imap else None)
+        self.watchdog = Watchdog(settings, self.listener, self.listener.handler.store)
 
     def start(self) -> None:
         self.worker.count_crashed()
@@ -127,6 +129,7 @@ class Server:
         self.listener.start()
         if self.imap is not None:
             self.imap.start()
+        self.watchdog.start()
         host, port = self.settings.listen_hostport
         log.info("listening on %s:%d (%s), database %s, %s", host, port, "LMTP" if self.settings.lmtp else "SMTP",
                  self.db.engine.url.render_as_string(hide_password=True),
@@ -143,6 +146,7 @@ class Server:
         self.outbox_ready.set()
         if self.imap is not None:
             self.imap.stop()
+        self.watchdog.stop()
         self.listener.stop()
         self.listener.handler.close()
         for thread in self.threads:

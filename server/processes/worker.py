@@ -15,25 +15,29 @@ from __future__ import annotations
 import logging
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
 from sqlalchemy import select
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 import games
+from games.digits import is_digits
 from server.accounts import confirm
 from server.accounts.reply_address import REPLY_VERBS, command_for, invite, reply_token
-from server.accounts.throttle import SENDER_KEY
+from server.accounts.throttle import AUTHENTICATED_KEY, SENDER_KEY
 from server.commands import CommandError, Context, Request, Result, describe, dispatch
 from server.commands.masking import log_line, mask_words, scrub, secret_words
 from server.commands.subjects import canonical_words
 from server.core.config import Settings
 from server.mail import limits
+from server.mail.authresults import from_authenticated
 from server.mail.fairqueue import FairQueue
+from server.mail.inbound import slim
 from server.mail.parse import ParsedMail, parse_message
 from server.mail.quota import clip_words, is_stranger, quote_for_stranger
 from server.mail.replies import Mail, board_root, queue
@@ -70,8 +74,32 @@ def _error_board(words: list[str], exc: Exception) -> tuple[str | None, str | No
     number = board.number if board is not None else None
     if number is None and game is not None and len(words) > prefix:
         head = words[prefix].split("#")[0]
-        number = int(head) if head.isdigit() and len(head) < 10 else None
+        number = int(head) if is_digits(head) and len(head) < 10 else None
     return title, name, number
+
+
+#: What a player hears when their line met a bug of the server or a game (the admin sees the traceback).
+INTERNAL_ERROR = ("This command met an error in the server ({kind}) and was not carried out; nothing of it "
+                  "was done. The server's admin can see the details in its log. Your other commands "
+                  "in this mail are carried out as usual.")
+
+
+@contextmanager
+def refuse_internal_errors() -> Iterator[None]:
+    """An unexpected exception in one line is that line's refusal, not the whole mail's failure.
+
+    A bug in one command (``show ²`` once raised ValueError) made the worker
+    retry the mail three times and set it aside, and a mover whose first
+    line was already played only heard "could not be processed".  Database
+    errors still propagate: they are not the line's fault and are retried.
+    """
+    try:
+        yield
+    except (CommandError, games.GameError, SQLAlchemyError):
+        raise
+    except Exception as exc:
+        log.exception("a command failed with an internal error; it is refused and the mail goes on")
+        raise CommandError(INTERNAL_ERROR.format(kind=type(exc).__name__)) from exc
 
 
 def error_subject(words: list[str], exc: Exception) -> str:
@@ -100,7 +128,8 @@ class Worker:
         self.own = {a.lower() for a in [*settings.addresses, settings.sender_address]}
         #: The message being applied (set once claimed): what a failure is counted against.
         self.current: int | None = None
-        self.queue = FairQueue(settings.unknown_per_minute)
+        # The strangers' budget is the server's: each of its worker processes gets its share.
+        self.queue = FairQueue(settings.unknown_per_minute / max(1, settings.workers))
         #: A file naming the message being applied (``pbmserv serve`` sets it; see count_crashed).
         self.inflight: Path | None = None
         #: Growing pauses while the database refuses a taken message's work (a full disk).
@@ -144,7 +173,7 @@ class Worker:
         if self.inflight is None or not self.inflight.exists():
             return
         text = self.inflight.read_text().strip()
-        if text.isdigit():
+        if is_digits(text):
             self._failed(int(text), "the server process died while applying this message (killed or out of memory)")
         self._mark_inflight(None)
 
@@ -170,12 +199,14 @@ class Worker:
 
     def _run(self, inbound_id: int | None) -> bool:
         self.current = None
+        started = time.thread_time()
         try:
             taken = self.db.run(lambda session: self._claim_and_apply(session, inbound_id))
             if taken is None:
                 return False
             target, parsed, done = taken
             for index in range(done, len(parsed.commands) if parsed else 0):
+                self._check_budget(parsed, started)  # type: ignore[arg-type]
                 self._run_step(target, index, parsed, parsed.commands[index])  # type: ignore[union-attr]
             self.outage.recovered()
         except OperationalError as exc:
@@ -243,10 +274,32 @@ class Worker:
             log.info("inbound %d from %r not answered: %s", row.id, row.mail_from, reason)
             self._finish_quietly(row, "ignored", reason)
             return row.id, None, 0
+        parsed.from_authenticated = from_authenticated(row.raw, parsed.from_address, self.settings.trusted_authserv)
+        parsed.stranger = not row.known
+        if parsed.stranger and len(parsed.commands) > self.settings.stranger_commands:
+            # A stranger's mail is read for a few commands only (issue 32: 50 costly lines a mail).
+            parsed.commands, parsed.truncated = parsed.commands[:self.settings.stranger_commands], True
         commands = parsed.commands
         index = row.commands_done
         self._step(session, row, index, parsed, commands[index] if commands else None)
         return row.id, parsed, index + 1
+
+    def _check_budget(self, parsed: ParsedMail, started: float) -> None:
+        """Once the mail has used its CPU budget, the rest of its lines are refused (issue 32).
+
+        One 2 KB stranger mail once cost a minute of CPU (50 costly lines)
+        and an honest player's ``show`` waited seconds behind it.  The lines
+        already done are answered as usual.
+        """
+        if parsed.over_budget is not None:
+            return
+        budget = self.settings.stranger_cpu_seconds if parsed.stranger else self.settings.mail_cpu_seconds
+        spent = time.thread_time() - started
+        if spent > budget:
+            parsed.over_budget = (f"Not carried out: this mail used up its share of the server's time "
+                                  f"({budget:g} CPU seconds). Send the rest in another mail.")
+            log.warning("inbound %s from %r: CPU budget of %g s spent after %.1f s; the rest is refused",
+                        self.current, parsed.reply_to, budget, spent)
 
     @staticmethod
     def _is_duplicate(session: Session, inbound_id: int, key: str) -> bool:
@@ -259,6 +312,7 @@ class Worker:
 
     @staticmethod
     def _finish_quietly(row: Inbound, status: str, reason: str | None) -> None:
+        slim(row)
         row.status = status
         row.error = reason
         row.done_at = utcnow()
@@ -301,6 +355,7 @@ class Worker:
         elif last:
             queue(session, self.settings, self._combined(parsed, row.results))
         if last:
+            slim(row)
             row.status = "done"
             row.done_at = utcnow()
             row.claimed_until = None
@@ -327,12 +382,16 @@ class Worker:
         checked = not by_reply
         # The From address, not the Reply-To (which anyone sets to the victim's): for the guess throttle.
         session.info[SENDER_KEY] = parsed.from_address or parsed.reply_to
+        session.info[AUTHENTICATED_KEY] = parsed.from_authenticated
         try:
-            with session.begin_nested():
+            with session.begin_nested(), refuse_internal_errors():
+                if parsed.over_budget is not None and line:
+                    raise CommandError(parsed.over_budget)
                 identity, comment = None, parsed.comment
                 if by_reply:  # the same command, proven by the reply address instead of a password
                     assert parsed.reply_token is not None
-                    reply = command_for(session, parsed.reply_token, line, parsed.from_subject, comment)
+                    reply = command_for(session, parsed.reply_token, line, parsed.from_subject, comment,
+                                        sender=parsed.from_address)
                     words, identity, comment = reply.words, reply.identity, reply.comment
                     checked = True
                 request = Request(words=words, line=line, sender=parsed.reply_to, comment=comment,
@@ -401,7 +460,10 @@ class Worker:
             lines.append(f"> {r['command']}")
             lines.append(r["text"].rstrip() if r["ok"] else wrap_indented("Refused: " + r["text"]))
             lines.append("")
-        if parsed.truncated:
+        if parsed.truncated and parsed.stranger:  # on top: a stranger's reply is cut short
+            lines[1:1] = [f"Unprocessed: only the first {len(parsed.commands)} commands of a mail from an",
+                          "address without an account are read.", ""]
+        elif parsed.truncated:
             lines.append(f"Unprocessed: only the first {self.settings.max_commands} commands of a mail are read.")
         refs = [ref for r in results for ref in r.get("references", [])]
         subject = "pbmserv results" if ok else "pbmserv Error"
@@ -442,8 +504,14 @@ class Worker:
                         session, canonical_words(line.split()), parsed.reply_to, refused=True)}
                     subject = scrub(parsed.subject, secrets)[:200]
                     body = render_template("shunted.txt", subject=subject, tries=row.tries)
-                    queue(session, self.settings, Mail(to=[parsed.reply_to], subject="pbmserv Error", body=body,
-                                                       in_reply_to=parsed.message_id or None))
+                    if row.results:  # lines already applied: their results are always told
+                        done = self._combined(parsed, list(row.results))
+                        done.body = body.rstrip("\n") + "\n\n" + done.body
+                        done.subject = "pbmserv Error"
+                        queue(session, self.settings, done)
+                    else:
+                        queue(session, self.settings, Mail(to=[parsed.reply_to], subject="pbmserv Error",
+                                                           body=body, in_reply_to=parsed.message_id or None))
             except Exception:
                 # The notice must not keep the message from being set aside:
                 # if it cannot be composed, the message is retried forever.

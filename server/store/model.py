@@ -204,6 +204,8 @@ class Outbox(Base):
         Index("ix_outbox_status_next", "status", "next_attempt"),
         # The hourly outbound budget counts what went out in the last hour.
         Index("ix_outbox_sent_at", "sent_at"),
+        # ... per pool: players' mail and strangers' (issue 32).
+        Index("ix_outbox_stranger_sent_at", "stranger", "sent_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -223,6 +225,8 @@ class Outbox(Base):
     #: Board pictures the deliverer draws into ``message`` before sending: placeholder key ->
     #: {"game", "state", "players"} (server.pictures.cache.fill); None when there are none.
     pictures: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    #: Every recipient is a stranger (no account): sent from the strangers' own hourly pool.
+    stranger: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
 
 
 class Subscription(Base):

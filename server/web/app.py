@@ -11,16 +11,29 @@ Nothing private is shown: userids, moves, whose turn it is and the result,
 as ``list`` and ``show`` mail them to anyone; never a mail address, a
 password, a reply token, a comment or a chat, nor a queued move.
 
-Pages: ``/`` lists active and recently finished boards per game;
+Pages: ``/`` lists active (a page of PAGE at a time, ``?page=N``) and
+recently finished boards per game;
 ``/GAME/NUMBER`` shows one board (the SVG drawing, players, status, move
 list) with a position browser: ``#N`` in the URL is the position after N
 moves, shown by ``/board.js`` fetching ``/GAME/NUMBER/N.svg``;
 ``/GAME/NUMBER/record`` downloads its game record.
+
+Safe on the open internet (issue 32): the front page once listed all 5,001
+active boards (0.9 CPU-s a request), a position SVG replayed the game from
+move 0 on every request, and a board number past 2^63 or a 5,000-digit ply
+answered HTTP 500 with a traceback in the log.  Now the front page is paged,
+drawn position SVGs are kept (an LRU: a position never changes once
+played), path numbers are bounded (404), and each client address gets
+``PBMSERV_WEB_RATE`` requests a minute (429 beyond; default 120).
 """
 
 from __future__ import annotations
 
 import html
+import os
+import threading
+import time
+from collections import OrderedDict
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, select
@@ -29,14 +42,22 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 import games
+from games.digits import is_digits
 from server.boards import board_record, boards
 from server.pictures.draw_svg import to_svg
 from server.store.model import Board, Seat
 from server.web import tournaments
 
 RECENT = 20
+#: Active boards per game on one front page.
+PAGE = 50
+#: Path numbers longer than this are no board or ply of ours (404, never a 500 from the database).
+MAX_DIGITS = 9
+#: Drawn position SVGs kept.
+SVG_CACHE = 512
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; "
                                "img-src 'self' data:; connect-src 'self'",
@@ -95,29 +116,105 @@ def players_of(board: Board) -> list[str]:
     return [s.user.userid for s in sorted(board.seats, key=lambda s: s.seat)]
 
 
+def path_number(text: str) -> int | None:
+    """A board number or ply from the path: ASCII digits, at most MAX_DIGITS of them; else None (404)."""
+    return int(text) if is_digits(text) and len(text) <= MAX_DIGITS else None
+
+
+class LRU:
+    """A small thread-safe least-recently-used map (the app may serve from a thread pool)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[Any, str] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: Any) -> str | None:
+        with self.lock:
+            if key not in self.items:
+                return None
+            self.items.move_to_end(key)
+            return self.items[key]
+
+    def put(self, key: Any, value: str) -> None:
+        with self.lock:
+            self.items[key] = value
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+
+class RateLimit:
+    """ASGI middleware: ``per_minute`` requests a minute per client address (a token bucket), then 429.
+
+    Four clients fetching the unpaged front page once saturated the server;
+    one client now gets its share and no more.  Behind nginx the client is
+    the forwarded address (uvicorn runs with proxy headers).
+    """
+
+    MAX_CLIENTS = 10_000
+
+    def __init__(self, app: ASGIApp, per_minute: int) -> None:
+        self.app = app
+        self.rate = max(1, per_minute)
+        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def allow(self, client: str) -> bool:
+        now = time.monotonic()
+        with self.lock:
+            tokens, stamp = self.buckets.pop(client, (float(self.rate), now))
+            tokens = min(float(self.rate), tokens + (now - stamp) * self.rate / 60.0)
+            ok = tokens >= 1.0
+            self.buckets[client] = (tokens - 1.0 if ok else tokens, now)
+            while len(self.buckets) > self.MAX_CLIENTS:
+                self.buckets.popitem(last=False)
+            return ok
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("path") != "/healthz":
+            client = (scope.get("client") or ("?", 0))[0]
+            if not self.allow(str(client)):
+                response = PlainTextResponse("Too many requests; try again in a minute", status_code=429,
+                                             headers={**HEADERS, "Retry-After": "60"})
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 class WebApp:
     """The routes over one read-only engine."""
 
     def __init__(self, database_url: str) -> None:
         self.engine: Engine = create_engine(database_url, pool_pre_ping=True)
+        self.svgs = LRU(SVG_CACHE)
 
     def session(self) -> Session:
         return Session(self.engine, expire_on_commit=False)
 
     # -- pages -------------------------------------------------------------------------
     def front(self, request: Request) -> Response:
+        number = request.query_params.get("page", "1")
+        at = int(number) if is_digits(number) and len(number) <= 6 and int(number) >= 1 else 1
         parts = ['<nav><a href="/tournaments">Tournaments</a></nav><h1>pbmserv boards</h1>']
+        more = False
         with self.session() as s:
             for game in games.available():
                 active = s.scalars(select(Board).where(Board.game == game.name, Board.status == "active")
                                    .options(selectinload(Board.seats).selectinload(Seat.user))
-                                   .order_by(Board.number)).all()
+                                   .order_by(Board.number).offset((at - 1) * PAGE).limit(PAGE + 1)).all()
+                more = more or len(active) > PAGE
                 recent = s.scalars(select(Board).where(Board.game == game.name, Board.status == "finished")
                                    .options(selectinload(Board.seats).selectinload(Seat.user))
-                                   .order_by(Board.finished_at.desc()).limit(RECENT)).all()
+                                   .order_by(Board.finished_at.desc()).limit(RECENT)).all() if at == 1 else []
                 parts.append(f"<h2>{html.escape(game.title)}</h2>")
-                parts.append(self._table(game, list(active), "Active boards"))
-                parts.append(self._table(game, list(recent), "Recently finished"))
+                parts.append(self._table(game, list(active[:PAGE]), "Active boards"))
+                if at == 1:
+                    parts.append(self._table(game, list(recent), "Recently finished"))
+        pages = ([f'<a href="/?page={at - 1}">&larr; page {at - 1}</a>'] if at > 1 else []) + (
+            [f'<a href="/?page={at + 1}">page {at + 1} &rarr;</a>'] if more else [])
+        if pages:
+            parts.append(f"<nav>{' '.join(pages)}</nav>")
         return page("pbmserv boards", "".join(parts))
 
     def _table(self, game: games.Game, rows: list[Board], caption: str) -> str:
@@ -138,9 +235,10 @@ class WebApp:
 
     def _find(self, s: Session, request: Request) -> tuple[games.Game, Board] | None:
         game = plugin(request.path_params["game"])
-        if game is None:
+        number = path_number(request.path_params["number"])
+        if game is None or number is None:
             return None
-        board = s.scalars(select(Board).where(Board.game == game.name, Board.number == request.path_params["number"],
+        board = s.scalars(select(Board).where(Board.game == game.name, Board.number == number,
                                               Board.status != "removed")).one_or_none()
         return None if board is None else (game, board)
 
@@ -180,16 +278,22 @@ class WebApp:
             if found is None:
                 return PlainTextResponse("No such board", status_code=404, headers=HEADERS)
             game, board = found
-            at = request.path_params["ply"]
+            at = path_number(request.path_params["ply"])
             moves = boards.moves_of(s, board)
-            if at > len(moves):
+            if at is None or at > len(moves):
                 return PlainTextResponse(f"Board {board.number} has {len(moves)} moves", status_code=404,
                                          headers=HEADERS)
-            state = game.load(board.state) if at == len(moves) else boards.replay(game, board, moves, at)
-            drawing = game.draw(state, None, players_of(board))
-        if drawing is None:
+            # A position, once played, never changes: the same board, ply and moves give the same picture.
+            key = (board.id, at, len(moves), moves[-1].id if moves else 0)
+            svg = self.svgs.get(key)
+            if svg is None:
+                state = game.load(board.state) if at == len(moves) else boards.replay(game, board, moves, at)
+                drawing = game.draw(state, None, players_of(board))
+                svg = "" if drawing is None else to_svg(drawing)
+                self.svgs.put(key, svg)
+        if not svg:
             return PlainTextResponse("This game has no picture", status_code=404, headers=HEADERS)
-        return Response(to_svg(drawing), media_type="image/svg+xml",
+        return Response(svg, media_type="image/svg+xml",
                         headers={**HEADERS, "Cache-Control": "public, max-age=60"})
 
     def record(self, request: Request) -> Response:
@@ -212,15 +316,19 @@ class WebApp:
         return PlainTextResponse("ok", headers=HEADERS)
 
 
-def create_app(database_url: str) -> Starlette:
+def create_app(database_url: str) -> ASGIApp:
     web = WebApp(database_url)
     routes: list[Any] = [
         Route("/", web.front),
         Route("/board.js", web.script),
         Route("/healthz", web.health),
         *tournaments.routes(web.session, page, HEADERS),
-        Route("/{game:str}/{number:int}", web.board),
-        Route("/{game:str}/{number:int}/{ply:int}.svg", web.position_svg),
-        Route("/{game:str}/{number:int}/record", web.record),
+        # Numbers as text, parsed by path_number: Starlette's int converter makes a
+        # 5,000-digit ply a ValueError (HTTP 500) and a number past 2^63 a database error.
+        Route("/{game:str}/{number:str}", web.board),
+        Route("/{game:str}/{number:str}/{ply:str}.svg", web.position_svg),
+        Route("/{game:str}/{number:str}/record", web.record),
     ]
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes)
+    rate = os.environ.get("PBMSERV_WEB_RATE", "120")
+    return RateLimit(app, int(rate) if is_digits(rate) else 120)

@@ -78,7 +78,8 @@ class Pbmserv(ServerProcess):
 
     def args(self, *command: str) -> list[str]:
         base = ["--database-url", self.url, "--address", ADDRESS, "--relay", f"127.0.0.1:{self.relay_port}",
-                "--listen", f"127.0.0.1:{self.port}", "--retry-base", "0.2", "--lease-seconds", "2", "-v"]
+                "--listen", f"127.0.0.1:{self.port}", "--retry-base", "0.2", "--lease-seconds", "2", "-v",
+                *known_flags(("--address-proof", "from"))]
         return [sys.executable, "-m", "tests.abuse.launcher", *base, *known_flags(self.extra), *command]
 
     def cli(self, *command: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:

@@ -21,7 +21,8 @@ def boards_of(db, userid: str) -> int:  # type: ignore[no-untyped-def]
 def test_1c_nobody_is_put_into_boards_without_consent(start, sink: Sink) -> None:
     """One mail of 50 challenges against a player who never asked for any."""
     puppets = [f"sock{i}" for i in range(50)]
-    server, db = start(setup=lambda db: make_accounts(db, ["victim", *puppets]))
+    # All 50 lines read (a stranger's mail is read for 5 by default, issue 32): the consent cap is tested here.
+    server, db = start("--stranger-commands", "50", setup=lambda db: make_accounts(db, ["victim", *puppets]))
     lines = "\n".join(f"tictactoe challenge victim {p}" for p in puppets)
     assert send(server.port, mail(ATTACKER, "", lines), ATTACKER)[0] == 250
     settle(db, timeout=120)

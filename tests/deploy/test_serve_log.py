@@ -30,7 +30,7 @@ def test_default_verbosity_logs_each_command_once_with_the_password_masked(tmp_p
     log = tmp_path / "serve.log"
     cmd = [sys.executable, "-c", "from server.cli import main; main()", "--database-url",
            f"sqlite:///{tmp_path / 'pbmserv.db'}", "--address", ADDRESS, "--relay", f"127.0.0.1:{sink.port}",
-           "--listen", f"127.0.0.1:{port}", "serve"]
+           "--listen", f"127.0.0.1:{port}", "--address-proof", "from", "serve"]
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
     try:

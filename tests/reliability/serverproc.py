@@ -18,11 +18,20 @@ ROOT = Path(__file__).resolve().parents[2]
 ADDRESS = "pbmserv@games.test"
 
 
+def proof_flags() -> list[str]:
+    """``--address-proof from`` where the CLI has it: the test MTA is taken to reject forged From
+    (the default, a confirmation round trip, is tested by tests/abuse/test_forged_from.py)."""
+    from server.processes.cli import main
+
+    known = {opt for param in main.params for opt in param.opts}
+    return ["--address-proof", "from"] if "--address-proof" in known else []
+
+
 def cli_args(database_url: str, *extra: str, relay_port: int | None = None) -> list[str]:
     """The top-level flags every test server gets (short leases: a killed server's work returns fast)."""
     args = [sys.executable, "-m", "tests.reliability.launcher", "--database-url", database_url,
             "--address", ADDRESS, "--retry-base", "0.2", "--lease-seconds", "1",
-            "--delivery-lease-seconds", "2", "-v"]
+            "--delivery-lease-seconds", "2", "-v", *proof_flags()]
     if relay_port is not None:
         args += ["--relay", f"127.0.0.1:{relay_port}"]
     return [*args, *extra]

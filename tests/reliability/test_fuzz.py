@@ -90,7 +90,8 @@ class Harness:
         make_boards(url, [("p0", "p1")])
         # Every fuzz mail is answered: no daily cap on replies to the fuzz's addresses
         # (they belong to no account; the cap is tested in tests/abuse).
-        self.settings = Settings(database_url=url, addresses=[ADDRESS], replies_per_stranger_day=10**9)
+        self.settings = Settings(database_url=url, addresses=[ADDRESS], replies_per_stranger_day=10**9,
+                                 address_proof="from")
         self.worker = Worker(self.db, self.settings)
         self.state = fingerprint(self.db)
         self.parsed = 0

@@ -58,7 +58,10 @@ class Running:
 
 def start_server(url: str, sink: Sink, **overrides: object) -> Server:
     settings = Settings(database_url=url, addresses=[ADDRESS], listen=f"127.0.0.1:{free_port()}",
-                        relay=f"127.0.0.1:{sink.port}", poll_interval=0.05, retry_base=0.2)
+                        relay=f"127.0.0.1:{sink.port}", poll_interval=0.05, retry_base=0.2,
+                        # The test MTA is taken to reject forged From (tests/abuse/test_forged_from.py
+                        # tests the default, a confirmation round trip for every new address).
+                        address_proof="from")
     for key, value in overrides.items():
         setattr(settings, key, value)
     server = Server(settings)

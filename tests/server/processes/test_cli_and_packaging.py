@@ -26,7 +26,9 @@ def pbmserv(url: str, *args: str, stdin: bytes | None = None, env: dict[str, str
             relay: int | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run the real console entry point in a child process (the tests' tiny game registered)."""
     launcher = "import games, tests.tictactoe as t; games.register(t.GAME); from server.cli import main; main()"
-    full_env = {**os.environ, "PBMSERV_DATABASE_URL": url, "PBMSERV_ADDRESS": ADDRESS, **(env or {})}
+    # The test MTA is taken to reject forged From (the default is tested in tests/abuse/test_forged_from.py).
+    full_env = {**os.environ, "PBMSERV_DATABASE_URL": url, "PBMSERV_ADDRESS": ADDRESS,
+                "PBMSERV_ADDRESS_PROOF": "from", **(env or {})}
     if relay:
         full_env["PBMSERV_RELAY"] = f"127.0.0.1:{relay}"
     return subprocess.run([sys.executable, "-c", launcher, *args], input=stdin, capture_output=True,
@@ -93,7 +95,7 @@ def test_admin_tools(db_url: str) -> None:
 
 
 def test_lmtp_listener(sqlite_url: str, sink: Sink) -> None:
-    settings = Settings(database_url=sqlite_url, addresses=[ADDRESS, "games@games.test"], lmtp=True,
+    settings = Settings(database_url=sqlite_url, addresses=[ADDRESS, "games@games.test"], lmtp=True, address_proof="from",
                         listen=f"127.0.0.1:{free_port()}", relay=f"127.0.0.1:{sink.port}", poll_interval=0.05)
     server = Server(settings)
     server.start()

@@ -79,7 +79,7 @@ def test_rate_limit_counts_messages_earlier_in_the_same_commit(sqlite_url: str) 
 def test_a_one_command_mail_is_one_transaction(db_url: str) -> None:
     db = Database(db_url)
     db.upgrade()
-    settings = Settings(database_url=db_url, addresses=[ADDRESS])
+    settings = Settings(database_url=db_url, addresses=[ADDRESS], address_proof="from")
     store(db, make_mail("alice@example.org", ADDRESS, "help").as_bytes(), "alice@example.org", [ADDRESS])
     counted = commits(db)
     worker = Worker(db, settings)

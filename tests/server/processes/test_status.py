@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 
 from click.testing import CliRunner
 from sqlalchemy import select
 
+from server.core.config import Settings
 from server.processes.cli import main
+from server.processes.health import health_path
 from server.store.database import Database
 from server.store.model import Board, Inbound, Outbox, utcnow
 
@@ -28,6 +31,9 @@ def test_status_of_an_empty_server(sqlite_url: str) -> None:
         "sent last hour:    0 of 5000",
         "active boards:     0",
         "last error:        none",
+        # No serve runs from this directory (the heartbeat file is the listener's, issue 32).
+        f"listener:          no heartbeat here ({health_path(Settings(database_url=sqlite_url))} in "
+        f"{os.getcwd()}); is serve running from this directory with the same --database-url and --listen?",
     ]
 
 
@@ -68,7 +74,8 @@ def test_status_counts_queues_boards_and_shows_the_last_errors(sqlite_url: str) 
     assert lines[5:8] == ["active boards:     2", "  interweave       1", "  tictactoe        1"]
     assert lines[8].startswith("last inbound error (#3, shunted, received 30 min ago): ValueError: the plugin broke")
     assert lines[9] == "last delivery error (#7, failed, tries 1): 550 5.1.1 <gone@example.org>: no such user"
-    assert len(lines) == 10
+    assert lines[10].startswith("listener:          no heartbeat here")
+    assert len(lines) == 11
 
 
 def test_status_reports_a_retrying_delivery_but_not_a_delivered_one(sqlite_url: str) -> None:
@@ -82,7 +89,7 @@ def test_status_reports_a_retrying_delivery_but_not_a_delivered_one(sqlite_url: 
     db.dispose()
     lines = pbmserv(sqlite_url, "status").splitlines()
     assert lines[2].startswith("outbox pending:    1 (oldest ")
-    assert lines[-1] == "last delivery error (#2, pending, tries 1): relay 127.0.0.1:25: Connection refused"
+    assert lines[-2] == "last delivery error (#2, pending, tries 1): relay 127.0.0.1:25: Connection refused"
 
 
 def test_status_alerts_when_the_outbound_budget_is_spent(sqlite_url: str) -> None:

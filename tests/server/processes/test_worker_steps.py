@@ -98,7 +98,7 @@ class Desk:
 def desk(sqlite_url: str) -> Iterator[Desk]:
     db = Database(sqlite_url)
     db.upgrade()
-    yield Desk(db, Settings(database_url=sqlite_url, addresses=[ADDRESS]))
+    yield Desk(db, Settings(database_url=sqlite_url, addresses=[ADDRESS], address_proof="from"))
     db.dispose()
 
 
