@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from games import Game
 from server.accounts import accounts, consent
+from server.accounts.reply_address import seated_sender
 from server.boards import boards, lifecycle
 from server.commands import policy
 from server.commands.base import CommandError, Context, Result, authenticate
@@ -423,9 +424,7 @@ class Show(GameCommand):
                         references=[board_root(ctx.settings, game.name, board.number)] if len(args) == 1 else [],
                         pictures=pictures)
         if len(args) == 1 and boards.parse_board_ref(args[0])[1] is None:
-            sender = ctx.request.sender.lower()
-            player = next((u for u in boards.seat_users(board)
-                           if sender in (a.lower() for a in accounts.addresses_of(u))), None)
+            player = seated_sender(board, ctx.request.sender)
             result.invite = (player, board) if player is not None else None
         return result
 
