@@ -169,6 +169,7 @@ class Game:
         board: int | None = None,
         players: list[str] | None = None,
         moveno: int | None = None,
+        over: bool = False,
     ) -> str:
         """The ASCII board (at most 79 columns unless help says why not).
 
@@ -182,6 +183,10 @@ class Game:
         (``MOVE#N``, counting every move played, swaps included).  Where it
         is given, a game that shows a move number shows this one ("move
         #N"), so one mail never names two different numbers.
+
+        ``over`` is True when the server ended the game although the position
+        still has a side to move (a resignation, a forfeit, an agreed draw):
+        the board then names no player to move, only that the game is over.
         """
         raise NotImplementedError
 

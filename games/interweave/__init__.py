@@ -176,8 +176,9 @@ class Interweave(Game):
         board: int | None = None,
         players: list[str] | None = None,
         moveno: int | None = None,
+        over: bool = False,
     ) -> str:
-        return render_compact(state, moveno) if compact else render_full(state, moveno)
+        return render_compact(state, moveno, over) if compact else render_full(state, moveno, over)
 
     def position(self, state: State) -> str:
         return state.pos.fen()

@@ -24,9 +24,11 @@ def _reserve(pos: Position, side: int) -> str:
     return " ".join(letters) if letters else "-"
 
 
-def _status(state: State, moveno: int | None = None) -> str:
+def _status(state: State, moveno: int | None = None, over: bool = False) -> str:
     if state.result is not None:
         return textwrap.fill(f"Game over. {state.result.reason}.", width=79)
+    if over:  # ended by the server (resignation, forfeit, agreed draw): nobody is to move
+        return "Game over."
     pos = state.pos
     number = f"#{moveno}" if moveno is not None else str(pos.fullmove)
     return f"{SIDE_NAMES[pos.side]} to move (move {number})."
@@ -42,7 +44,7 @@ def _ep(pos: Position) -> str | None:
     )
 
 
-def render_full(state: State, moveno: int | None = None) -> str:
+def render_full(state: State, moveno: int | None = None, over: bool = False) -> str:
     pos = state.pos
     side_text = {
         8: "Black: k s l r p",
@@ -72,11 +74,11 @@ def render_full(state: State, moveno: int | None = None) -> str:
     if ep:
         lines.append(ep)
     lines.append(f"Turns since a capture or Pawn move: {pos.halfmove}")
-    lines.append(_status(state, moveno))
+    lines.append(_status(state, moveno, over))
     return "\n".join(lines) + "\n"
 
 
-def render_compact(state: State, moveno: int | None = None) -> str:
+def render_compact(state: State, moveno: int | None = None, over: bool = False) -> str:
     pos = state.pos
     lines = []
     for r in range(7, -1, -1):
@@ -94,5 +96,5 @@ def render_compact(state: State, moveno: int | None = None) -> str:
     lines.append(info)
     if state.last:
         lines.append(f"Last move: {state.last}")
-    lines.append(_status(state, moveno))
+    lines.append(_status(state, moveno, over))
     return "\n".join(lines) + "\n"

@@ -239,8 +239,9 @@ class WeaveDungeon(Game):
         board: int | None = None,
         players: list[str] | None = None,
         moveno: int | None = None,
+        over: bool = False,
     ) -> str:
-        return render_board(state, self.outcome(state), compact, moveno)
+        return render_board(state, self.outcome(state), compact, moveno, over)
 
     def position(self, state: Position) -> str:
         return state.fen()

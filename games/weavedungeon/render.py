@@ -69,7 +69,7 @@ def _pool_text(pos: Position) -> str:
 
 
 def status_lines(pos: Position, out: Outcome | None, seat_names: list[str],
-                 moveno: int | None = None) -> list[str]:
+                 moveno: int | None = None, over: bool = False) -> list[str]:
     if out is not None:
         winner = out.winners[0]
         last = (
@@ -80,6 +80,9 @@ def status_lines(pos: Position, out: Outcome | None, seat_names: list[str],
             f"{out.reason}.",
             f"{seat_names[winner]} wins -- {out.grade}.",
         ]
+    if over:  # ended by the server (resignation, forfeit, agreed draw): nobody is to move
+        last = f" (last move: {COLOUR_NAMES[1 - pos.side]} {pos.last_move})" if pos.last_move else ""
+        return [f"Game over{last}."]
     line = f"Move {pos.fullmove if moveno is None else f'#{moveno}'}: {COLOUR_NAMES[pos.side]} to move"
     if pos.last_move:
         line += f" (last move: {COLOUR_NAMES[1 - pos.side]} {pos.last_move})"
@@ -89,7 +92,8 @@ def status_lines(pos: Position, out: Outcome | None, seat_names: list[str],
     return lines
 
 
-def render(pos: Position, out: Outcome | None, compact: bool = False, moveno: int | None = None) -> str:
+def render(pos: Position, out: Outcome | None, compact: bool = False, moveno: int | None = None,
+           over: bool = False) -> str:
     names = list(COLOUR_NAMES)
     if compact:
         lines = []
@@ -102,7 +106,7 @@ def render(pos: Position, out: Outcome | None, compact: bool = False, moveno: in
             lines.append(f"{rank + 1} " + " ".join(cells))
         lines.append("  " + " ".join(g.FILES))
         lines.append("(! = bridge V on top, = H on top, | - slopes, # cells)")
-        lines += status_lines(pos, out, names, moveno)
+        lines += status_lines(pos, out, names, moveno, over)
         return "\n".join(lines) + "\n"
     header = "     " + "   ".join(g.FILES)
     lines = ["Weave & Dungeon", "", header]
@@ -115,5 +119,5 @@ def render(pos: Position, out: Outcome | None, compact: bool = False, moveno: in
     lines.append(_star_text(pos, 0) + ".")
     lines.append(_star_text(pos, 1) + ".")
     lines.append(_pool_text(pos) + ".")
-    lines += status_lines(pos, out, names, moveno)
+    lines += status_lines(pos, out, names, moveno, over)
     return "\n".join(lines) + "\n"

@@ -56,8 +56,10 @@ def timing_block(settings: Settings, board: Board, moves: list[Move], mover: Use
     lines = [head + "."]
     if board.finished_at is not None and board.status != "active":
         lines.append(f"Ended {stamp(board.finished_at)}.")
+    if board.status != "active":  # a finished board has no reminders or forfeits to speak of
+        return "Timing:\n" + "\n".join("  " + line for line in lines)
     lines += [f"Reminders after {days(board.nagtime)} without a move, forfeit after {days(board.forfeittime)}."]
-    if board.status == "active" and mover is not None:
+    if mover is not None:
         if mover.vacation:
             lines.append(f"{mover.userid} is on vacation: no reminders, no forfeits until back.")
         else:

@@ -318,7 +318,9 @@ def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int
     ``moveno`` (default: the board's next move number) is passed to plugins
     that take it, so the board names the same #N as the status line.
     """
-    extra = {"moveno": board.ply + 1 if moveno is None else moveno} if _takes_moveno(game) else {}
+    extra: dict[str, Any] = {"moveno": board.ply + 1 if moveno is None else moveno} if _takes(game, "moveno") else {}
+    if board.status != "active" and _takes(game, "over"):
+        extra["over"] = True  # ended by the server (resigned, forfeited, agreed): no player to move
     return game.render(
         state,
         compact=bool(board.options.get("compact")),
@@ -330,10 +332,10 @@ def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int
 
 
 @cache
-def _takes_moveno(game: Game) -> bool:
-    """Whether the plugin's render accepts ``moveno`` (plugins written before it do not)."""
+def _takes(game: Game, parameter: str) -> bool:
+    """Whether the plugin's render accepts ``parameter`` (plugins written before it do not)."""
     try:
-        return "moveno" in inspect.signature(game.render).parameters
+        return parameter in inspect.signature(game.render).parameters
     except (TypeError, ValueError):
         return False
 
