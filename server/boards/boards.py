@@ -31,6 +31,8 @@ from server.pictures.cache import make as make_picture
 from server.store.model import Board, Move, Seat, User, utcnow
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from server.commands.base import Context
 
 FIRST_BOARD = 101
@@ -129,21 +131,24 @@ def replay(game: Game, board: Board, moves: list[Move], upto: int | None = None)
     return state
 
 
-def apply_state(board: Board, game: Game, state: Any) -> Outcome | None:
-    """Store ``state`` on the board and finish it if the game is over."""
+def apply_state(board: Board, game: Game, state: Any, now: datetime | None = None) -> Outcome | None:
+    """Store ``state`` on the board and finish it if the game is over.
+
+    ``now`` is the time of the change (``pbmserv remind --now T`` runs at T), default the clock.
+    """
     board.state = game.dump(state)
     previous = board.to_move
     board.to_move = game.to_move(state)
     if board.to_move != previous:
-        board.turn_since = utcnow()
+        board.turn_since = now or utcnow()
         board.reminders_sent = 0
     outcome = game.outcome(state)
     if outcome is not None:
-        finish(board, outcome)
+        finish(board, outcome, now)
     return outcome
 
 
-def finish(board: Board, outcome: Outcome) -> None:
+def finish(board: Board, outcome: Outcome, now: datetime | None = None) -> None:
     """End the game: the single place a board finishes, so ratings follow it here.
 
     The ratings change in the caller's transaction (the board's own session),
@@ -151,7 +156,7 @@ def finish(board: Board, outcome: Outcome) -> None:
     """
     board.status = "finished"
     board.to_move = None
-    board.finished_at = utcnow()
+    board.finished_at = now or utcnow()
     board.outcome = {
         "winners": list(outcome.winners),
         "losers": list(outcome.losers),

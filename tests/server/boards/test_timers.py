@@ -214,3 +214,16 @@ def test_two_runs_at_once_send_each_reminder_once(players: Running) -> None:
     assert sorted(m.subject for m in mails) == [f"Tic-Tac-Toe Board {n} Reminder" for n in (101, 102, 103, 104)]
     with players.db.transaction() as s:
         assert s.scalar(select(func.count()).select_from(Reminder)) == 4
+
+
+def test_a_forfeit_at_now_t_ends_the_game_at_t(players: Running) -> None:
+    """Issue 26 item 18: ``remind --now T`` records T as the end (and says so in the mail), not the clock."""
+    players.mail("alice@example.org", "tictactoe challenge alice bob")
+    for sender, cmd in [("alice", "alice apple1 b2"), ("bob", "bob banana2 a1"), ("alice", "alice apple1 b1")]:
+        players.mail(f"{sender}@example.org", f"tictactoe move 101 {cmd}")
+    at = days(turn_since(players), 30)  # a month from now: far from the wall clock
+    out, mails = remind(players, at)
+    assert "forfeited 1" in out
+    row = board(players)
+    assert row.status == "finished" and row.finished_at == at.replace(tzinfo=None)
+    assert f"Ended {at:%Y-%m-%d %H:%M} UTC." in mails[0].text
