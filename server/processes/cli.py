@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 
 import click
 from sqlalchemy import func, select
@@ -21,12 +22,10 @@ from server.commands import CommandError, Context, Request, dispatch
 from server.core.config import DEFAULT_DATABASE_URL, Settings
 from server.mail.quota import sent_last_hour
 from server.mail.replies import queue
+from server.processes.cli_games import cli_game
+from server.processes.exit_codes import EX_CONFIG, EX_DATAERR, EX_TEMPFAIL, Failure
 from server.store.database import Database
 from server.store.model import Board, Inbound, Outbox, User, utcnow
-
-EX_TEMPFAIL = 75
-EX_DATAERR = 65
-EX_CONFIG = 78
 
 
 def safe_url(url: str) -> str:
@@ -44,6 +43,8 @@ def explain(exc: BaseException, settings: Settings | None) -> tuple[int, str]:
     from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
     url = safe_url(settings.database_url) if settings else "the database"
+    if isinstance(exc, Failure):
+        return exc.code, str(exc)
     if isinstance(exc, CommandError | games.GameError):
         return 1, str(exc).splitlines()[0]
     if isinstance(exc, ArgumentError | NoSuchModuleError):
@@ -73,15 +74,6 @@ class Main(click.Group):
             ctx.exit(code)
 
 
-def cli_game(name: str) -> games.Game:
-    """The game, or a usage error that lists the games."""
-    try:
-        return games.load_game(name)
-    except games.UnknownGame:
-        known = ", ".join(g.name for g in games.available())
-        raise click.ClickException(f"unknown game {name!r}; games: {known}") from None
-
-
 class App:
     """What the subcommands share: settings, and the database opened on demand."""
 
@@ -92,10 +84,46 @@ class App:
 
     @property
     def db(self) -> Database:
+        """The database, created (and migrated) on first use, as ``serve`` does."""
         if self._db is None:
+            check_folder(self.settings.database_url)
             self._db = Database(self.settings.database_url, self.settings.busy_timeout)
             self._db.upgrade()
         return self._db
+
+    @property
+    def existing_db(self) -> Database:
+        """The database for a command that only reads: never an empty one made in passing."""
+        path = sqlite_file(self.settings.database_url)
+        check_folder(self.settings.database_url)
+        if self._db is None and path is not None and not path.exists():
+            raise Failure(EX_CONFIG, f"no database at {path} (give --database-url, or create it with "
+                                     "pbmserv db upgrade)")
+        return self.db
+
+
+def check_folder(url: str) -> None:
+    """A SQLite file in a directory that does not exist: permanent until the admin acts (78, not 75)."""
+    path = sqlite_file(url)
+    if path is not None and not path.parent.is_dir():
+        raise Failure(EX_CONFIG, f"no directory {path.parent} for the database {path} "
+                                 "(create it, or give --database-url)")
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL (None for other databases and in-memory ones)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None
+    if not parsed.drivername.startswith("sqlite") or parsed.database in (None, "", ":memory:"):
+        return None
+    if parsed.database.startswith("file:"):
+        return None  # a URI filename: SQLite's own rules
+    return Path(parsed.database).absolute()
 
 
 pass_app = click.make_pass_decorator(App)
@@ -315,6 +343,7 @@ def db_upgrade(app: App) -> None:
     """Create or migrate the schema to the newest revision."""
     from server.store.database import current_revision
 
+    check_folder(app.settings.database_url)
     db = Database(app.settings.database_url, app.settings.busy_timeout)
     before = current_revision(db.engine)
     db.upgrade()
@@ -328,8 +357,9 @@ def db_upgrade(app: App) -> None:
         click.echo(f"schema already current (revision {after}) in {where}")
 
 
-def admin_command(app: App, words: list[str]) -> str:
+def admin_command(app: App, words: list[str], read_only: bool = False) -> str:
     """Run a mail command as the admin, in one transaction, queueing its mails."""
+    db = app.existing_db if read_only else app.db
 
     def work(session):  # type: ignore[no-untyped-def]
         request = Request(words=words, line=" ".join(words), sender=app.settings.address, admin=True)
@@ -340,7 +370,7 @@ def admin_command(app: App, words: list[str]) -> str:
         return result.text
 
     try:
-        return app.db.run(work)
+        return db.run(work)
     except (CommandError, games.GameError) as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -400,7 +430,7 @@ def user_add(app: App, userid: str, password: str, addresses: tuple[str, ...]) -
 @pass_app
 def user_list(app: App) -> None:
     """Every account with its addresses."""
-    with app.db.transaction() as session:
+    with app.existing_db.transaction() as session:
         for u in session.scalars(select(User).order_by(User.userid)):
             flags = ("" if u.active else " [closed]") + (" [vacation]" if u.vacation else "")
             click.echo(f"{u.userid:<20} {', '.join(a.address for a in u.addresses)}{flags}")
@@ -437,10 +467,11 @@ def game_list(app: App, name: str | None, show_all: bool) -> None:
     """Boards of one game or of all games."""
     from server.boards import boards
 
-    with app.db.transaction() as session:
+    wanted = cli_game(name).name if name else None
+    with app.existing_db.transaction() as session:
         query = select(Board).order_by(Board.game, Board.number)
-        if name:
-            query = query.where(Board.game == cli_game(name).name)
+        if wanted:
+            query = query.where(Board.game == wanted)
         if not show_all:
             query = query.where(Board.status == "active")
         for b in session.scalars(query):
@@ -456,7 +487,7 @@ def game_list(app: App, name: str | None, show_all: bool) -> None:
 @pass_app
 def game_show(app: App, name: str, number: int) -> None:
     """A board with its whole move list."""
-    click.echo(admin_command(app, [cli_game(name).name, "show", str(number)]))
+    click.echo(admin_command(app, [cli_game(name).name, "show", str(number)], read_only=True))
 
 
 @main.group()
@@ -469,7 +500,7 @@ def outbox() -> None:
 @pass_app
 def outbox_list(app: App, status: str) -> None:
     """Outgoing mail by status."""
-    with app.db.transaction() as session:
+    with app.existing_db.transaction() as session:
         query = select(Outbox).order_by(Outbox.id)
         if status != "all":
             query = query.where(Outbox.status == status)
@@ -509,7 +540,7 @@ def inbound() -> None:
 @pass_app
 def inbound_list(app: App, status: str) -> None:
     """Stored messages by status (default: the ones set aside)."""
-    with app.db.transaction() as session:
+    with app.existing_db.transaction() as session:
         query = select(Inbound).order_by(Inbound.id)
         if status != "all":
             query = query.where(Inbound.status == status)
@@ -579,7 +610,7 @@ def status(app: App) -> None:
             return f"{seconds} s"
         return f"{seconds // 60} min" if seconds < 7200 else f"{seconds // 3600} h"
 
-    with app.db.transaction() as session:
+    with app.existing_db.transaction() as session:
         def count(model, *where):  # type: ignore[no-untyped-def]
             return session.scalar(select(func.count()).select_from(model).where(*where))
 
