@@ -52,6 +52,19 @@ class UnknownGame(LookupError):
     """No installed plugin answers to that name or alias."""
 
 
+class GameUnavailable(UnknownGame, GameError):
+    """The game is installed but its plugin could not be loaded (an import failed).
+
+    A fault of the server, not of the player's word: the player is told the
+    game is temporarily unavailable, never that it does not exist.
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"The game {name} is temporarily unavailable on this server (its rules could not "
+                         "be loaded; the admin's log says why): nothing was done. Please send this again later.")
+        self.name = name
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a finished game ended.  Winners and losers are seats, never sides.

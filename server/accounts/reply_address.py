@@ -227,6 +227,8 @@ def command_for(session: Session, token: str, line: str, from_subject: bool, com
     user, board, ply = open_reply(session, token)
     try:
         game = games.load_game(board.game)
+    except games.GameUnavailable as exc:
+        raise CommandError(str(exc)) from None
     except games.UnknownGame:
         raise CommandError(f"The game of this board ({board.game}) is not installed here any more") from None
     if from_subject:

@@ -43,6 +43,8 @@ _BOARD_REF = re.compile(r"^(\d{1,9})(?:#(\d{1,6}))?$")
 def plugin_for(name: str) -> Game:
     try:
         return games.load_game(name)
+    except games.GameUnavailable as exc:
+        raise CommandError(str(exc)) from None
     except games.UnknownGame:
         known = ", ".join(g.name for g in games.available())
         raise CommandError(f"Unknown game {name!r}; the games here are: {known}") from None

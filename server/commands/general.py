@@ -74,6 +74,8 @@ class Help(Command):
             else:
                 try:
                     game = games.load_game(word)
+                except games.GameUnavailable as exc:
+                    raise CommandError(str(exc)) from None
                 except games.UnknownGame:
                     raise CommandError(
                         f"No help on {topic!r}: try 'help', 'help commands', 'help games' or 'help GAME'"

@@ -102,6 +102,14 @@ class App:
         return self.db
 
 
+def require_games() -> None:
+    """A server with no game answers every player that their game does not exist: do not start one."""
+    if not games.available():
+        broken = "; ".join(f"{name}: {why}" for name, why in sorted(games.unavailable().items()))
+        raise Failure(EX_CONFIG, "no game plugin could be loaded, so no game could be played: "
+                                 + (broken or "none is installed (pip install the package that has them)"))
+
+
 def check_folder(url: str) -> None:
     """A SQLite file in a directory that does not exist: permanent until the admin acts (78, not 75)."""
     path = sqlite_file(url)
@@ -231,6 +239,7 @@ def serve(app: App, lmtp: bool, workers: int | None) -> None:
     root.setLevel(min(root.level, logging.INFO))
     app.settings.lmtp = lmtp
     app.settings.workers = (os.cpu_count() or 1) if workers is None else workers
+    require_games()
     try:
         host, port = app.settings.listen_hostport
     except ValueError:
@@ -278,6 +287,11 @@ def process(app: App, sender: str | None, recipient: str | None) -> None:
     from server.mail.outbox import Deliverer
     from server.processes.worker import Worker
 
+    try:
+        require_games()
+    except Failure as exc:  # the MTA keeps the mail (75) until the games are back
+        click.echo(f"pbmserv: {exc}", err=True)
+        sys.exit(EX_TEMPFAIL)
     raw = sys.stdin.buffer.read()
     if len(raw) > app.settings.max_size:
         click.echo(f"message of {len(raw)} bytes is over the limit of {app.settings.max_size}", err=True)
