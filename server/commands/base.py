@@ -38,6 +38,8 @@ class Result:
     invite: tuple[User, Board] | None = None
     #: Board pictures for the reply to the sender (server.pictures.cache).
     pictures: list[Picture] = field(default_factory=list)
+    #: The text is the server's own fixed text (help): sent whole even to a stranger.
+    fixed: bool = False
 
 
 class Command:

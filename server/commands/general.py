@@ -58,12 +58,16 @@ def games_help() -> str:
 @general
 class Help(Command):
     name = "help"
-    argument_description = "[commands | games | GAME]"
-    description = "This help; 'help commands' lists every command, 'help GAME' a game's rules."
+    argument_description = "[commands | games | tutorial | GAME]"
+    description = ("This help; 'help commands' lists every command, 'help tutorial' walks through a first "
+                   "game by mail, 'help GAME' a game's rules.")
 
     def process(self, ctx: Context, args: list[str]) -> Result:
+        # Help is the server's own fixed text (nothing of the sender's in it): it goes
+        # out whole even to an address without an account, the very people who need it.
         if not args:
-            return Result(render_template("help.txt", address=ctx.settings.address), subject="pbmserv help")
+            return Result(render_template("help.txt", address=ctx.settings.address), subject="pbmserv help",
+                          fixed=True)
         parts = []
         for topic in args:
             word = topic.lower()
@@ -71,6 +75,8 @@ class Help(Command):
                 parts.append(commands_help())
             elif word == "games":
                 parts.append(games_help())
+            elif word == "tutorial":
+                parts.append(render_template("tutorial.txt", address=ctx.settings.address))
             else:
                 try:
                     game = games.load_game(word)
@@ -81,7 +87,7 @@ class Help(Command):
                         f"No help on {topic!r}: try 'help', 'help commands', 'help games' or 'help GAME'"
                     ) from None
                 parts.append(game.help())
-        return Result("\n\n".join(parts), subject=f"pbmserv help {' '.join(args)}")
+        return Result("\n\n".join(parts), subject=f"pbmserv help {' '.join(args)}", fixed=True)
 
 
 def waiting_note(user: User) -> str:

@@ -45,6 +45,9 @@ class Mail:
     reply_to: str | None = None
     #: Board pictures shown inline in the HTML part (server.pictures.cache).
     pictures: list[Picture] = field(default_factory=list)
+    #: The body is the server's own fixed text (help), nothing a sender chose: a
+    #: stranger gets it whole (the stranger cap is for attacker-chosen text).
+    fixed: bool = False
 
 
 def board_root(settings: Settings, game: str, number: int) -> str:
@@ -163,7 +166,7 @@ def queue(session: Session, settings: Settings, mail: Mail) -> Outbox | None:
     if not recipients:
         return None
     mail.to = recipients
-    mail.body = short_for_stranger(mail.body) if strangers else cut(mail.body)
+    mail.body = short_for_stranger(mail.body) if strangers and not mail.fixed else cut(mail.body)
     if strangers:
         mail.pictures = []  # no images for an address without an account: short means short
     row = Outbox(

@@ -376,7 +376,8 @@ class Worker:
         if sender_copy:
             return shown, outcome, None
         reply = Mail(to=[parsed.reply_to], subject=result.subject, body=result.text,
-                     in_reply_to=parsed.message_id or None, references=result.references, pictures=pictures)
+                     in_reply_to=parsed.message_id or None, references=result.references, pictures=pictures,
+                     fixed=result.fixed)
         if result.invite is not None and not parsed.multiple:
             invite(session, self.settings, reply, *result.invite)
         return shown, outcome, reply
