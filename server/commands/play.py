@@ -18,6 +18,7 @@ from server.commands.registry import GameCommand, game_verb
 from server.commands.resolve import AmbiguousOption, expand_options
 from server.mail import limits
 from server.mail.replies import board_root
+from server.mail.wrapping import wrap
 from server.pictures.cache import wanted_by
 from server.store import queries
 from server.store.model import Board, Seat, User
@@ -159,11 +160,7 @@ class Challenge(GameCommand):
                                    title=game.title)
         check_timers(nagtime, forfeittime)
         options = game_options(game, game_opts)
-        users = [accounts.require_user(ctx.session, n) for n in names]
-        if len({u.id for u in users}) != len(users):
-            raise CommandError("A player cannot sit at the same board twice", title=game.title)
-        if "force" not in flags:
-            check_policies(ctx, game, users)
+        users = challenge_users(ctx, game, names, check="force" not in flags)
         board, state = boards.create_board(ctx.session, game, users, options, nagtime, forfeittime,
                                            rated="unrated" not in flags)
         challenger, proven = challenger_name(ctx, users[0])
@@ -206,21 +203,45 @@ def challenger_name(ctx: Context, first: User | None = None) -> tuple[str, bool]
     return owner.userid, first is not None and owner.id == first.id
 
 
-def check_policies(ctx: Context, game: Game, users: list[User]) -> None:
-    """Refuse a challenge that any seat's policy (in this game) does not allow.
+def challenge_users(ctx: Context, game: Game, names: list[str], check: bool = True) -> list[User]:
+    """The seats of a challenge, or one refusal naming every problem at once.
+
+    Every unknown userid, every player who refuses or is at a limit: the
+    challenger fixes them all in one go, not one mail per problem.
+    """
+    users, problems = [], []
+    for name in names:
+        try:
+            users.append(accounts.require_user(ctx.session, name))
+        except CommandError as exc:
+            problems.append(str(exc))
+    if len({u.id for u in users}) != len(users):
+        problems.append("A player cannot sit at the same board twice")
+    if check:
+        problems += policy_refusals(ctx, game, list({u.id: u for u in users}.values()))
+    if len(problems) == 1:
+        raise CommandError(problems[0], title=game.title)
+    if problems:
+        raise CommandError(f"This {game.title} challenge cannot start:\n"
+                           + "\n".join(f"- {p}" for p in problems), title=game.title)
+    return users
+
+
+def policy_refusals(ctx: Context, game: Game, users: list[User]) -> list[str]:
+    """Why each seat's policy (in this game) does not allow the challenge.
 
     Every seat, the sender's own included: a From can be forged (issue 20).
     Only the unconsented-boards check spares the seat whose own address sent it.
     """
     owner = None if ctx.request.admin else queries.owner_of(ctx.session, ctx.request.sender)
+    out = []
     for user in users:
         reason = policy.refusal(ctx, user, game)
-        if reason:
-            raise CommandError(reason, title=game.title)
-        if ctx.request.admin or (owner is not None and owner.id == user.id):
-            continue
-        if (why := consent.unconsented_refusal(ctx.session, user)) is not None:
-            raise CommandError(why, title=game.title)
+        spared = ctx.request.admin or (owner is not None and owner.id == user.id)
+        why = reason or (None if spared else consent.unconsented_refusal(ctx.session, user))
+        if why:
+            out.append(why)
+    return out
 
 
 class BoardCommand(GameCommand):
@@ -399,15 +420,21 @@ class Show(GameCommand):
         if len(args) > limits.BOARDS_PER_REPLY:
             raise CommandError(f"A show draws at most {limits.BOARDS_PER_REPLY} boards; you named {len(args)}: "
                                "ask for the rest in another show", title=game.title)
-        parts = []
+        parts: list[str] = []
         pictures = []
         board = None
+        missing: list[str] = []  # "show 101 999": 101 is sent, and 999 named as not there
         for ref in args:
             number, at = boards.parse_board_ref(ref)
-            board = boards.find_board(ctx.session, game, number)
-            moves = boards.moves_of(ctx.session, board)
+            found = ctx.session.scalars(select(Board).where(Board.game == game.name, Board.number == number)).first()
+            moves = boards.moves_of(ctx.session, found) if found is not None else []
+            if found is None:
+                missing.append(f"There is no {game.title} Board {number}.")
+                continue
             if at is not None and at > len(moves):
-                raise CommandError(f"Board {number} has only {len(moves)} moves; #{at} is not one", board=board, title=game.title)
+                missing.append(f"Board {number} has only {len(moves)} moves; #{at} is not one.")
+                continue
+            board = found
             if at is None:
                 state = game.load(board.state)
                 head = f"{game.title} Board {board.number}"
@@ -418,9 +445,14 @@ class Show(GameCommand):
                 head = f"{game.title} Board {board.number} as it stood after move #{at}"
                 parts.append(boards.show_text_at(board, game, state, moves[:at], head))
                 pictures += boards.picture(ctx.settings, board, game, state, at)
-        assert board is not None
+        if board is None:  # nothing to show: one refusal naming every reference
+            raise CommandError(" ".join(missing).rstrip("."), board=found if len(args) == 1 else None,
+                               title=game.title)
+        text = ("\n" + "=" * 72 + "\n\n").join(parts)
+        if missing:
+            text = wrap(" ".join(missing)) + "\n\n" + text
         subject = boards.board_subject(board, game) if len(args) == 1 else f"{game.title} boards"
-        result = Result(("\n" + "=" * 72 + "\n\n").join(parts), subject=subject,
+        result = Result(text, subject=subject,
                         references=[board_root(ctx.settings, game.name, board.number)] if len(args) == 1 else [],
                         pictures=pictures)
         if len(args) == 1 and boards.parse_board_ref(args[0])[1] is None:
