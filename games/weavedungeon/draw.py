@@ -71,11 +71,11 @@ def _piece(kind: int, white: bool, cx: float, cy: float, at: str) -> list[Any]:
     common = {"fill": fill, "stroke": "#111111" if white else "#dddddd", "width": 1.5, "role": "piece", "at": at}
     shape: Any
     if kind == STAR:
-        shape = Polygon(star(cx, cy, r * 1.12), **common)
+        shape = Polygon(star(cx, cy, r * 1.25), **common)
     elif kind == CIRCLE:
         shape = Circle(cx, cy, r * 0.9, **common)
     elif kind == TRIANGLE:
-        shape = Polygon(regular_polygon(cx, cy + r * 0.2, r * 1.05, 3), **common)
+        shape = Polygon(regular_polygon(cx, cy + r * 0.15, r * 1.3, 3), **common)
     elif kind == SQUARE:
         shape = Polygon(regular_polygon(cx, cy, r * 1.05, 4, rotation=-45), **common)
     elif kind == PENTAGON:
@@ -83,8 +83,10 @@ def _piece(kind: int, white: bool, cx: float, cy: float, at: str) -> list[Any]:
     else:  # DIAMOND
         shape = Polygon(((cx, cy - r * 1.05), (cx + r * 0.7, cy), (cx, cy + r * 1.05), (cx - r * 0.7, cy)), **common)
     letter = LETTERS[kind]
-    size = CELL * (0.22 if kind in (STAR, TRIANGLE, DIAMOND) else 0.3)
-    dy = r * 0.25 if kind == TRIANGLE else 0.5
+    # Every letter at least 0.28 of a square (T and K were 0.22, too small to read in mail):
+    # the star and the triangle are drawn larger to hold it.
+    size = CELL * (0.28 if kind in (STAR, TRIANGLE, DIAMOND) else 0.3)
+    dy = r * 0.3 if kind == TRIANGLE else 0.5
     return [shape, Text(cx, cy + dy, letter, size=size, fill=ink, role="piece-letter", at=at)]
 
 
@@ -106,7 +108,7 @@ def draw(game: Any, pos: Position, seat: int | None, players: list[str] | None) 
     text = caption(game, pos, players)
     if game.outcome(pos) is None and pos.in_check():
         text += " (in check)"
-    d = Drawing(width=X0 * 2 + side, height=Y0 + side + 80, title=f"Weave & Dungeon board: {text}")
+    d = Drawing(width=X0 * 2 + side, height=Y0 + side + 100, title=f"Weave & Dungeon board: {text}")
     d.add(Text(d.width / 2, 18, text, size=16, role="status"))
     d.add(Rect(X0, Y0, side, side, fill=FLOOR))
     marked = set(last_squares(pos.last_move))
@@ -143,4 +145,6 @@ def draw(game: Any, pos: Position, seat: int | None, players: list[str] | None) 
     d.add(Text(X0, foot, f"{last}    Rescuable: {'; '.join(pools)}", size=13, anchor="start", role="pools"))
     d.add(Text(X0, foot + 22, "Star K  Circle C  Triangle T  Square S  Pentagon P  Diamond D;"
                "  arrows point up a slope", size=12, anchor="start", fill="#444444", role="legend"))
+    d.add(Text(X0, foot + 42, "Gold ring: a throne (e1, e9), the Stars' home squares; gold frame: the last move",
+               size=12, anchor="start", fill="#444444", role="legend"))
     return d
