@@ -174,6 +174,11 @@ class Game:
         return None
 
     # -- showing and storing ----------------------------------------------
+    #: True when ``render`` and ``draw`` turn the board for the viewer's ``seat``
+    #: (Black at the bottom for Black): the server then draws one picture per
+    #: orientation, not one for everybody.
+    oriented: bool = False
+
     def render(
         self,
         state: Any,

@@ -90,10 +90,12 @@ def _piece(kind: int, white: bool, cx: float, cy: float, at: str) -> list[Any]:
     return [shape, Text(cx, cy + dy, letter, size=size, fill=ink, role="piece-letter", at=at)]
 
 
-def _uphill(x: float, y: float, sq: int) -> Polygon:
-    """A small arrow on a slope pointing toward its crest."""
+def _uphill(x: float, y: float, sq: int, flipped: bool = False) -> Polygon:
+    """A small arrow on a slope pointing toward its crest (on a turned board, turned too)."""
     crest = g.segment_bridge(sq)
     df, dr = g.file_of(crest) - g.file_of(sq), g.rank_of(crest) - g.rank_of(sq)
+    if flipped:
+        df, dr = -df, -dr
     cx, cy = x + CELL / 2 + df * CELL * 0.3, y + CELL / 2 - dr * CELL * 0.3
     a, b = CELL * 0.1, CELL * 0.09
     if df:
@@ -112,16 +114,19 @@ def draw(game: Any, pos: Position, seat: int | None, players: list[str] | None) 
     d.add(Text(d.width / 2, 18, text, size=16, role="status"))
     d.add(Rect(X0, Y0, side, side, fill=FLOOR))
     marked = set(last_squares(pos.last_move))
+    flipped = seat == 1  # Black's player: Black at the bottom
     for sq in g.SQUARES:
         f, r = g.file_of(sq), g.rank_of(sq)
         x, y = X0 + f * CELL, Y0 + (g.SIZE - 1 - r) * CELL
+        if flipped:
+            x, y = X0 + (g.SIZE - 1 - f) * CELL, Y0 + r * CELL
         name = g.name(sq)
         ch = g.BOARD_MAP[g.SIZE - 1 - r][f]
         if ch == "#":
             d.add(Rect(x + 3, y + 3, CELL - 6, CELL - 6, fill=STONE, stroke="#2a241f", width=2, role="cell", at=name))
         elif ch in "|-":
             tone = RIBBON["V" if ch == "|" else "H"]
-            d.add(_ribbon(x, y, ch == "|", tone[0], None, name, "slope"), _uphill(x, y, sq))
+            d.add(_ribbon(x, y, ch == "|", tone[0], None, name, "slope"), _uphill(x, y, sq, flipped))
         else:  # a bridge: the strand underneath first, then the crest on top
             top_v = ch == "V"
             under = RIBBON["H" if top_v else "V"]
@@ -135,7 +140,7 @@ def draw(game: Any, pos: Position, seat: int | None, players: list[str] | None) 
         pc = pos.board[sq]
         if pc:
             d.extend(_piece(pc & 7, pc >> 3 == WHITE, x + CELL / 2, y + CELL / 2, name))
-    grid_labels(d, X0, Y0, CELL, g.FILES, g.SIZE)
+    grid_labels(d, X0, Y0, CELL, g.FILES, g.SIZE, flipped=flipped)
     pools = []
     for colour, label in ((0, "White"), (1, "Black")):
         letters = " ".join(LETTERS[t] for t, n in zip(POOL_TYPES, pos.pools[colour], strict=True) for _ in range(n))

@@ -93,25 +93,28 @@ def status_lines(pos: Position, out: Outcome | None, seat_names: list[str],
 
 
 def render(pos: Position, out: Outcome | None, compact: bool = False, moveno: int | None = None,
-           over: bool = False) -> str:
+           over: bool = False, black_below: bool = False) -> str:
+    """The mailed board; ``black_below``: turned for the Black player (rank 1 at the top, i on the left)."""
     names = list(COLOUR_NAMES)
+    ranks = range(g.SIZE) if black_below else range(g.SIZE - 1, -1, -1)
+    files = range(g.SIZE - 1, -1, -1) if black_below else range(g.SIZE)
     if compact:
         lines = []
-        for rank in range(g.SIZE - 1, -1, -1):
+        for rank in ranks:
             cells = []
-            for file in range(g.SIZE):
+            for file in files:
                 sq = g.square(file, rank)
                 pc = pos.board[sq]
                 cells.append(_piece(pc) if pc else _MARK[_map_char(sq)])
             lines.append(f"{rank + 1} " + " ".join(cells))
-        lines.append("  " + " ".join(g.FILES))
+        lines.append("  " + " ".join(g.FILES[f] for f in files))
         lines.append("(! = bridge V on top, = H on top, | - slopes, # cells)")
         lines += status_lines(pos, out, names, moveno, over)
         return "\n".join(lines) + "\n"
-    header = "     " + "   ".join(g.FILES)
+    header = "     " + "   ".join(g.FILES[f] for f in files)
     lines = ["Weave & Dungeon", "", header]
-    for i, rank in enumerate(range(g.SIZE - 1, -1, -1)):
-        row = " ".join(square_text(pos, g.square(f, rank)) for f in range(g.SIZE))
+    for i, rank in enumerate(ranks):
+        row = " ".join(square_text(pos, g.square(f, rank)) for f in files)
         legend = LEGEND[i] if i < len(LEGEND) else ""
         lines.append(f"{rank + 1:>2}  {row}  {rank + 1:<2} {legend}".rstrip())
     lines.append(header)

@@ -310,13 +310,23 @@ def web_link(settings: Settings, board: Board, at: int | None = None) -> str | N
     return f"{settings.web_url.rstrip('/')}/{board.game}/{board.number}" + (f"#{at}" if at is not None else "")
 
 
-def picture(settings: Settings, board: Board, game: Game, state: Any, at: int | None = None) -> list[Picture]:
-    """The board's picture for a mail (an empty list where the game draws none, or pictures are off)."""
+def picture(settings: Settings, board: Board, game: Game, state: Any, at: int | None = None,
+            viewer: int | None = None) -> list[Picture]:
+    """The board's picture for a mail (an empty list where the game draws none, or pictures are off);
+    ``viewer``: drawn from that seat's side (see ``view_of``)."""
     if not settings.pictures:
         return []
     pic = make_picture(game, state, [u.userid for u in seat_users(board)], f"board-{board.number}",
-                       web_link(settings, board, at))
+                       web_link(settings, board, at), view_of(board, game, viewer))
     return [pic] if pic else []
+
+
+def view_of(board: Board, game: Game, viewer: int | None) -> int | None:
+    """The seat a board is drawn from for ``viewer``: theirs, unless the game draws every seat
+    alike or they said ``flip off`` (then None: the first player's side)."""
+    if viewer is None or not getattr(game, "oriented", False) or not seat_users(board)[viewer].flip:
+        return None
+    return viewer
 
 
 def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int | None = None) -> str:
@@ -326,6 +336,9 @@ def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int
     that take it, so the board names the same #N as the status line.
     """
     extra: dict[str, Any] = {"moveno": board.ply + 1 if moveno is None else moveno} if _takes(game, "moveno") else {}
+    if viewer is not None and not seat_users(board)[viewer].flip:
+        viewer = None  # "flip off": the board as the first player sees it (render takes the seat for more
+        # than the orientation in some games, so only flip decides here, not ``oriented``)
     if board.status != "active" and _takes(game, "over"):
         extra["over"] = True  # ended by the server (resigned, forfeited, agreed): no player to move
     return game.render(
@@ -419,13 +432,18 @@ def announce(
         pictures = []
     elif pictures is None:
         pictures = picture(ctx.settings, board, game, state)
+    # One picture per orientation (two at most): a game that turns the board draws Black's too.
+    views: dict[int | None, list[Picture]] = {None: pictures}
     for user, seat in recipients:
         if not user.active or not user.addresses:
             continue
         note = own_note(board, seat, notes)
         body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment, note)
+        view = view_of(board, game, seat) if wanted and user.pictures else None
+        if view not in views:
+            views[view] = picture(ctx.settings, board, game, state, viewer=view)
         mail = Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid],
-                    pictures=pictures if user.pictures else [])
+                    pictures=views[view] if user.pictures else [])
         mails.append(invite(ctx.session, ctx.settings, mail, user, board) if seat is not None else mail)
     return mails
 

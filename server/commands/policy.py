@@ -248,3 +248,13 @@ class Pictures(Switch):
     flag = "pictures"
     said = ("{userid} now gets board mails without pictures (the text board only).",
             "{userid} now gets a picture of the board in every board mail.")
+
+
+@general
+class Flip(Switch):
+    name = "flip"
+    description = ("On (the default): boards are drawn from your side (Black at the bottom for Black, your "
+                   "own TriMac army nearest); off: always from the first player's side.")
+    flag = "flip"
+    said = ("{userid} now sees every board from the first player's side.",
+            "{userid} now sees each board from their own side.")

@@ -51,15 +51,16 @@ class Picture:
         return cls(base64.b64decode(data["png"]), data["alt"], data["filename"], data.get("link"))
 
 
-def drawing_png(game: Game, state: Any, players: list[str] | None) -> tuple[bytes, str] | None:
-    """(PNG, alt text) of ``state``, or None when the game draws no picture."""
-    key = hashlib.sha256(json.dumps([game.name, game.dump(state), players], sort_keys=True,
+def drawing_png(game: Game, state: Any, players: list[str] | None,
+                seat: int | None = None) -> tuple[bytes, str] | None:
+    """(PNG, alt text) of ``state`` (seen from ``seat``), or None when the game draws no picture."""
+    key = hashlib.sha256(json.dumps([game.name, game.dump(state), players, seat], sort_keys=True,
                                     default=str).encode()).hexdigest()
     hit = _CACHE.get(key)
     if hit is not None:
         _CACHE.move_to_end(key)
         return hit
-    drawing = game.draw(state, None, players)
+    drawing = game.draw(state, seat, players)
     if drawing is None:
         return None
     made = (to_png(drawing), drawing.title)
@@ -69,9 +70,10 @@ def drawing_png(game: Game, state: Any, players: list[str] | None) -> tuple[byte
     return made
 
 
-def make(game: Game, state: Any, players: list[str] | None, name: str, link: str | None = None) -> Picture | None:
+def make(game: Game, state: Any, players: list[str] | None, name: str, link: str | None = None,
+         seat: int | None = None) -> Picture | None:
     """The picture of ``state`` for a mail; ``name`` makes its file name (e.g. "board-101")."""
-    made = drawing_png(game, state, players)
+    made = drawing_png(game, state, players, seat)
     if made is None:
         return None
     return Picture(made[0], made[1], f"{game.name}-{name}.png", link)

@@ -57,6 +57,8 @@ class User(Base):
     digest: Mapped[bool] = mapped_column(Boolean, default=False)
     #: Board pictures (an inline PNG in the HTML part) in this user's board mail.
     pictures: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    #: The board drawn from this player's own side (Black at the bottom for Black): ``flip on|off``.
+    flip: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     #: Challenge policy: "accept" (default) or "reject"; limit caps active boards.
     challenge_policy: Mapped[str] = mapped_column(String(10), default="accept")
     board_limit: Mapped[int | None] = mapped_column(Integer, nullable=True)

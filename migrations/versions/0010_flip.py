@@ -1,0 +1,32 @@
+"""flip: each player sees the board from their own side, unless they turn it off
+
+Revision ID: 0010_flip
+Revises: 0007_abuse_guards
+Create Date: 2026-11-27 08:25:00
+
+Issue 26 item 8.  On by default (server_default true): Black at the bottom
+for Black in Interweave, Weave & Dungeon and Tri-D, as players expect.
+(The lead chains this after the other branches' revisions at merge.)
+"""
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+# revision identifiers, used by Alembic.
+revision: str = '0010_flip'
+down_revision: str | Sequence[str] | None = '0007_abuse_guards'
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    """Upgrade schema."""
+    with op.batch_alter_table('users', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('flip', sa.Boolean(), server_default=sa.true(), nullable=False))
+
+
+def downgrade() -> None:
+    """Downgrade schema."""
+    with op.batch_alter_table('users', schema=None) as batch_op:
+        batch_op.drop_column('flip')
