@@ -166,6 +166,9 @@ class TriMac(Game):
     def resign(self, state: State, seat: int) -> State:
         return apply_resign(state, seat)
 
+    #: The picture turns for each player (their army nearest); the text board keeps spec 6.2's layout.
+    oriented = True
+
     def render(
         self,
         state: State,

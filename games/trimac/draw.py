@@ -30,24 +30,27 @@ KITE = ((0, 0), (1, 1), (2, 4), (1, 5), (0, 6), (-1, 5), (-2, 4), (-1, 1))
 _POINT = re.compile(r"[RBG][a-k]\d", re.IGNORECASE)
 
 
-def plane(lattice: int, x: float, y: float) -> tuple[float, float]:
-    """Plane position (y up) of local (x, y) in ``lattice``: Red's, rotated for Blue and Green."""
+def plane(lattice: int, x: float, y: float, viewer: int = 0) -> tuple[float, float]:
+    """Plane position (y up) of local (x, y) in ``lattice``: Red's, rotated for Blue and Green;
+    the whole turned so that ``viewer``'s army is at the bottom, nearest its player."""
     px, py = math.sqrt(3) / 2 * x, y / 2 - 8.5
-    a = math.radians((0, -120, 120)[lattice])
+    a = math.radians((0, -120, 120)[lattice] - (0, -120, 120)[viewer])
     return px * math.cos(a) - py * math.sin(a), px * math.sin(a) + py * math.cos(a)
 
 
 def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -> Drawing:
     text = caption(game, state, players)
+    viewer = seat if seat in (0, 1, 2) else 0  # each player's own army nearest (Red's view by default)
     # the extent of everything drawn, labels included, in plane units
-    reach = [plane(lat, x, y) for lat in range(3) for x, y in ((0, -3.6), (-5, 3.8), (5, 3.8), (-6, 4), (6, 4))]
+    reach = [plane(lat, x, y, viewer) for lat in range(3)
+             for x, y in ((0, -3.6), (-5, 3.8), (5, 3.8), (-6, 4), (6, 4))]
     left, right = min(p[0] for p in reach), max(p[0] for p in reach)
     low, high = min(p[1] for p in reach), max(p[1] for p in reach)
     width, top = int((right - left) * UNIT) + 40, 40
     cx, cy = 20 - left * UNIT, top + high * UNIT
 
     def screen(lattice: int, x: float, y: float) -> tuple[float, float]:
-        px, py = plane(lattice, x, y)
+        px, py = plane(lattice, x, y, viewer)
         return cx + px * UNIT, cy - py * UNIT
 
     def at(p: int) -> tuple[float, float]:

@@ -62,3 +62,12 @@ def test_the_picture_for_black_has_rank_one_at_the_top(name: str, low: str, high
         at = {e.get("data-at"): centre(e) for e in elements(root, "piece")}
         # y grows downwards: the far corner is above and to the right of the near one, from either side
         assert at[top][1] < at[bottom][1] and at[top][0] > at[bottom][0], (seat, at[top], at[bottom])
+
+
+def test_trimac_draws_each_players_army_nearest() -> None:
+    game = games.load_game("trimac")
+    state = game.start(game.parse_options([]), 3)
+    for seat, general in ((None, "Rf1"), (0, "Rf1"), (1, "Bf1"), (2, "Gf1")):
+        root = ElementTree.fromstring(to_svg(game.draw(state, seat, ["alice", "bob", "carol"])))
+        at = {e.get("data-at"): centre(e) for e in elements(root, "piece")}
+        assert max(at, key=lambda name: at[name][1]) == general, seat  # the lowest piece: own General
