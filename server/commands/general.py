@@ -144,10 +144,49 @@ class Change(Command):
 
 
 @general
+class Add(Command):
+    """The original's ``add``: one more address, the others kept (``change address`` replaces them all)."""
+
+    name = "add"
+    argument_description = "USERID PASSWORD ADDRESS ..."
+    description = "Add addresses to your account (the ones it has are kept; a new one is confirmed by mail)."
+    password_args = (1,)
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        if len(args) < 3:
+            raise CommandError("Usage: add USERID PASSWORD ADDRESS ...")
+        user = accounts.authenticate(ctx.session, args[0], args[1])
+        added = accounts.check_addresses(args[2:], ctx.request.sender)
+        have = [a.address for a in user.addresses]
+        wanted = have + [a for a in added if a.lower() not in {h.lower() for h in have}]
+        mails = confirm.set_addresses(ctx.session, ctx.settings, user, wanted, ctx.request.sender, ctx.now)
+        goes = ", ".join(accounts.addresses_of(user)) or "nowhere until an address is confirmed"
+        return Result(f"Mail for {user.userid} now goes to: {goes}{waiting_note(user)}",
+                      subject="pbmserv: address added", mails=mails)
+
+
+@general
+class Echo(Command):
+    """The original's ``echo``: proof that mail reaches the server and its answers come back."""
+
+    name = "echo"
+    argument_description = "[TEXT ...]"
+    description = "Answers with what you wrote: a test that your mail reaches the server and replies come back."
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        said = " ".join(args)
+        text = "pbmserv received your mail" + (f" and read: {said}" if said else "") + "."
+        if ctx.request.comment.strip():
+            text += "\n\nYour mail's text:\n\n" + "\n".join("  " + line for line in ctx.request.comment.splitlines())
+        return Result(text, subject="pbmserv echo")
+
+
+@general
 class Signoff(Command):
     name = "signoff"
+    aliases = ("delete",)  # the original's word for closing an account
     argument_description = "USERID PASSWORD"
-    description = "Close your account; your running games are resigned."
+    description = "Close your account ('delete' is the same); your running games are resigned."
     password_args = (1,)
 
     def process(self, ctx: Context, args: list[str]) -> Result:
