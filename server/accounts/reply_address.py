@@ -223,8 +223,21 @@ def already_played(session: Session, board: Board, ply: int, user: User, move: s
 
 
 def command_for(session: Session, token: str, line: str, from_subject: bool, comment: str) -> ReplyCommand:
-    """The full command a reply stands for (see the module docstring)."""
+    """The full command a reply stands for (see the module docstring).
+
+    A refusal once the address is proven carries ``quoted``, the words the
+    player typed, for the error mail to quote (the worker masks passwords).
+    """
     user, board, ply = open_reply(session, token)
+    try:
+        return _command_for(session, user, board, ply, line, from_subject, comment)
+    except CommandError as exc:
+        exc.quoted = line  # type: ignore[attr-defined]
+        raise
+
+
+def _command_for(session: Session, user: User, board: Board, ply: int, line: str, from_subject: bool,
+                 comment: str) -> ReplyCommand:
     try:
         game = games.load_game(board.game)
     except games.GameUnavailable as exc:

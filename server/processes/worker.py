@@ -362,6 +362,10 @@ class Worker:
             secrets = secret_words(session, words, parsed.reply_to, refused=True)
             # A reply is quoted as the player typed it, not as the command it was read as.
             typed_words = rewritten.shown.split() if rewritten is not None else words
+            quoted = getattr(exc, "quoted", None)  # refused by command_for, once its address was proven
+            if quoted is not None and quoted.strip():
+                typed_words, checked = quoted.split(), True
+                secrets |= secret_words(session, typed_words, parsed.reply_to, refused=True)
             shown = mask_words(typed_words, secrets) if checked else "(a reply to a board mail)"
             reason = scrub(str(exc), secrets)
             subject, refs = error_subject(words, exc), error_references(self.settings, words, exc)

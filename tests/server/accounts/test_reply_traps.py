@@ -140,6 +140,8 @@ def test_a_subject_naming_another_board_says_which_board_the_address_is_for(sqli
     text = " ".join(new[0].text.split())
     assert "This reply address is for Warp and Weft Board 101, but your subject names Board 102" in text
     assert "is not a Warp and Weft move" not in text
+    # quoted as typed (item 4), not "(a reply to a board mail)": the address was proven
+    assert text.startswith("Your command Warp and Weft Board 102 alice C1 was not carried out")
     with running.db.transaction() as s:
         assert s.scalars(select(Move)).all() == []
 
@@ -171,6 +173,7 @@ def test_a_reply_sent_twice_says_the_move_was_already_played(sqlite_players: Run
     again = raw.replace(b"Message-ID: <reply.", b"Message-ID: <again.")
     text = refused(running, again, ALICE, reply_address(mail))
     assert f"This same move, {first}, was already played as move #1" in text, text
+    assert text.startswith(f"Your command {first} was not carried out"), text
     # A different stale move still gets the stale-mail answer.
     text = refused(running, iphone(mail, ALICE, "K1"), ALICE, reply_address(mail))
     assert "board is at move #2" in text and "already played" not in text
