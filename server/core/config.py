@@ -91,6 +91,8 @@ class Settings:
     #: Characters that start the tag of a plus-address (``pbmserv+TAG@...``),
     #: as Postfix's ``recipient_delimiter``; reply addresses use the first.
     recipient_delimiter: str = "+"
+    #: The admin's text under every mail (the original's advertisement file; ``--footer-file``).
+    footer: str = ""
 
     @property
     def address(self) -> str:

@@ -166,6 +166,8 @@ def queue(session: Session, settings: Settings, mail: Mail) -> Outbox | None:
     if not recipients:
         return None
     mail.to = recipients
+    if settings.footer:  # the admin's footer, as a signature: replies quoting it are read without it
+        mail.body = mail.body.rstrip("\n") + "\n\n-- \n" + settings.footer + "\n"
     mail.body = short_for_stranger(mail.body) if strangers and not mail.fixed else cut(mail.body)
     if strangers:
         mail.pictures = []  # no images for an address without an account: short means short

@@ -191,6 +191,9 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               help="Public base URL of 'pbmserv web'; board mails then link to the board's page.")
 @click.option("--pictures/--no-pictures", envvar="PBMSERV_PICTURES", default=True, show_default=True,
               help="A picture of the board in board mails (players may still turn theirs off).")
+@click.option("--footer-file", envvar="PBMSERV_FOOTER_FILE", default=None,
+              type=click.Path(exists=True, dir_okay=False, readable=True),
+              help="A text put under every mail the server sends (the original's advertisement file).")
 @click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
 @click.pass_context
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None, listen: str,
@@ -199,7 +202,7 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
          max_connections_per_peer: int, idle_timeout: float, unknown_backlog: int, unknown_per_minute: int,
          outbound_per_hour: int, replies_per_day: int, stranger_replies_per_day: int,
          recipient_delimiter: str,
-         web_url: str | None, pictures: bool, verbose: int) -> None:
+         web_url: str | None, pictures: bool, footer_file: str | None, verbose: int) -> None:
     """pbmserv: a play-by-email game server."""
     from server.mail.tokens import RedactFilter
 
@@ -217,7 +220,27 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
                            replies_per_recipient_day=replies_per_day,
                            replies_per_stranger_day=stranger_replies_per_day,
                            recipient_delimiter=recipient_delimiter or "+", web_url=web_url,
-                           pictures=pictures), verbose)
+                           pictures=pictures, footer=read_footer(footer_file)), verbose)
+
+
+#: The longest footer: a few lines under every mail, not a second body.
+FOOTER_CHARS = 1000
+
+
+def read_footer(path: str | None) -> str:
+    """The admin's footer, wrapped to 78 columns like every reply line."""
+    if path is None:
+        return ""
+    from server.mail.wrapping import wrap
+
+    try:
+        text = Path(path).read_text(encoding="utf-8").strip("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"{path}: {exc}", param_hint="--footer-file") from None
+    if len(text) > FOOTER_CHARS:
+        raise click.BadParameter(f"{path}: {len(text)} characters; a footer has at most {FOOTER_CHARS}",
+                                 param_hint="--footer-file")
+    return wrap(text)
 
 
 @main.command()
