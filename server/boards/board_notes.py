@@ -65,7 +65,10 @@ def timing_block(settings: Settings, board: Board, moves: list[Move], mover: Use
         else:
             remind = board.turn_since + timedelta(days=board.nagtime * (board.reminders_sent + 1))
             forfeit = board.turn_since + timedelta(days=board.forfeittime)
-            if remind < forfeit:
+            if mover.vacation_back:
+                lines.append(f"{mover.userid} is reminded {stamp(remind)}; back from vacation, not forfeited "
+                             "before their next move.")
+            elif remind < forfeit:
                 lines.append(f"{mover.userid} is reminded {stamp(remind)} and forfeits {stamp(forfeit)}.")
             else:
                 lines.append(f"{mover.userid} forfeits {stamp(forfeit)}.")

@@ -68,6 +68,7 @@ def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, mo
     """
     new_state = game.play(state, seat, move)
     move = boards.canonical_move(game, state, seat, move, new_state)
+    boards.seat_users(board)[seat].vacation_back = False  # moved since the vacation: forfeits apply again
     boards.record_move(ctx.session, board, seat, move)
     pending = dict(board.pending or {})
     pending.pop("vote", None)  # a normal move cancels a pending proposal

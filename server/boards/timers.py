@@ -79,9 +79,12 @@ def waited_days(now: datetime, since: datetime) -> float:
     return (now - since).total_seconds() / DAY
 
 
-def decide(waited: float, nagtime: float, forfeittime: float) -> tuple[str, int]:
-    """("forfeit", 0), ("remind", period) or ("", 0) for a board waiting ``waited`` days."""
-    if waited >= forfeittime:
+def decide(waited: float, nagtime: float, forfeittime: float, back: bool = False) -> tuple[str, int]:
+    """("forfeit", 0), ("remind", period) or ("", 0) for a board waiting ``waited`` days.
+
+    ``back``: the player came back from vacation and has not moved since: reminded, never forfeited.
+    """
+    if waited >= forfeittime and not back:
         return "forfeit", 0
     if waited >= nagtime:
         return "remind", int(waited // nagtime)
@@ -132,7 +135,7 @@ def plan(session: Session, now: datetime, progress: Progress | None = None) -> t
     """Every active board, with its player to move, in one query; returns (checked, due)."""
     query = (
         select(Board.id, Board.game, Board.number, Board.turn_since, Board.nagtime, Board.forfeittime,
-               Board.reminders_sent, User.id, User.userid, User.vacation, User.digest)
+               Board.reminders_sent, User.id, User.userid, User.vacation, User.digest, User.vacation_back)
         .join(Seat, and_(Seat.board_id == Board.id, Seat.seat == Board.to_move))
         .join(User, User.id == Seat.user_id)
         .where(Board.status == "active", Board.to_move.is_not(None))
@@ -142,13 +145,13 @@ def plan(session: Session, now: datetime, progress: Progress | None = None) -> t
     due: list[Due] = []
     pending_tick = 0
     for (board_id, game, number, since, nagtime, forfeittime, sent, user_id, userid, vacation,
-         digest) in session.execute(query).yield_per(5000):
+         digest, back) in session.execute(query).yield_per(5000):
         checked += 1
         pending_tick += 1
         if progress and pending_tick >= 1000:
             progress(pending_tick)
             pending_tick = 0
-        kind, period = decide(waited_days(now, since), nagtime, forfeittime)
+        kind, period = decide(waited_days(now, since), nagtime, forfeittime, back)
         if not kind or (kind == "remind" and period <= sent):
             continue
         if vacation:
@@ -302,7 +305,8 @@ class Reminders:
         user = boards.seat_users(board)[board.to_move]
         if user.vacation or not user.active:
             return "", 0, user
-        kind, period = decide(waited_days(self.now, board.turn_since), board.nagtime, board.forfeittime)
+        kind, period = decide(waited_days(self.now, board.turn_since), board.nagtime, board.forfeittime,
+                              user.vacation_back)
         return kind, period, user
 
     def plugin(self, name: str) -> games.Game | None:
@@ -402,14 +406,16 @@ class Reminders:
             board.reminders_sent = 0
         return mails
 
-    def forfeit_when(self, board: Board) -> str:
+    def forfeit_when(self, board: Board, user: User | None = None) -> str:
+        if user is not None and user.vacation_back:
+            return "only after your next move (you are back from vacation)"
         when = board.turn_since + timedelta(days=board.forfeittime)
         return f"on {when:%Y-%m-%d %H:%M} UTC"
 
     def reminder_mail(self, session: Session, board: Board, game: games.Game, user: User, period: int) -> Mail:
         days = waited_days(self.now, board.turn_since)
         text = render_template("reminder.txt", userid=user.userid, title=game.title, number=board.number,
-                               days=f"{days:.0f}", forfeit_when=self.forfeit_when(board), game=game.name)
+                               days=f"{days:.0f}", forfeit_when=self.forfeit_when(board, user), game=game.name)
         state = game.load(board.state)
         moves = boards.moves_of(session, board)
         shown = boards.board_text(self.settings, board, game, state, moves, "", board.to_move, False)
@@ -429,7 +435,7 @@ class Reminders:
             title = plugin.title if plugin else board.game
             days = waited_days(self.now, board.turn_since)
             lines.append(f"  {title} Board {board.number}: waiting {days:.0f} days; "
-                         f"forfeit {self.forfeit_when(board)}")
+                         f"forfeit {self.forfeit_when(board, user)}")
             address = reply_address(session, self.settings, user, board)
             if address is not None:
                 lines.append(f"    your move, by mail to: {address}")

@@ -222,8 +222,12 @@ class Vacation(Command):
         user = accounts.authenticate(ctx.session, args[0], args[1])
         back = user.vacation and args[2].lower() == "off"
         user.vacation = args[2].lower() == "on"
+        # Back: reminders resume now, forfeits only after the next move (the original's half-state).
+        user.vacation_back = back or (user.vacation_back and not user.vacation)
         state = "on vacation: no reminders, no forfeits" if user.vacation else "back from vacation"
         text = f"{user.userid} is {state}."
+        if back:
+            text += " Reminders resume; no board is forfeited before your next move."
         if back:
             # The clocks stood still for the vacation: where it is this
             # player's move, the turn starts afresh, a full nag time ahead.

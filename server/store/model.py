@@ -23,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -59,6 +60,8 @@ class User(Base):
     pictures: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     #: The board drawn from this player's own side (Black at the bottom for Black): ``flip on|off``.
     flip: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    #: Back from vacation and not yet moved: reminded again, but not forfeited until the next move.
+    vacation_back: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: Challenge policy: "accept" (default) or "reject"; limit caps active boards.
     challenge_policy: Mapped[str] = mapped_column(String(10), default="accept")
     board_limit: Mapped[int | None] = mapped_column(Integer, nullable=True)

@@ -227,3 +227,30 @@ def test_a_forfeit_at_now_t_ends_the_game_at_t(players: Running) -> None:
     row = board(players)
     assert row.status == "finished" and row.finished_at == at.replace(tzinfo=None)
     assert f"Ended {at:%Y-%m-%d %H:%M} UTC." in mails[0].text
+
+
+def test_back_from_vacation_nags_resume_but_no_forfeit_until_the_next_move(players: Running) -> None:
+    """Issue 26 item 17: the original's "back" half-state."""
+    players.mail("alice@example.org", "tictactoe challenge alice bob")
+    players.mail("alice@example.org", "tictactoe move 101 alice apple1 b2")
+    players.mail("bob@example.org", "tictactoe move 101 bob banana2 a1")
+    players.mail("alice@example.org", "tictactoe move 101 alice apple1 b1")
+    players.mail("bob@example.org", "vacation bob banana2 on")
+    (back,) = players.mail("bob@example.org", "vacation bob banana2 off")
+    assert "no board is forfeited before your next move" in flat(back.text)
+    start = turn_since(players)  # the clock restarted when bob came back
+    out, mails = remind(players, days(start, 7.5))
+    assert "reminded 1" in out and [m.rcpt_tos for m in mails] == [["bob@example.org"]]
+    assert "the board is forfeited only after your next move (you are back from vacation)" in flat(mails[0].text)
+    out, mails = remind(players, days(start, 30))  # long past the forfeit time: reminded, not forfeited
+    assert "forfeited 0" in out and "reminded 1" in out
+    assert board(players).status == "active"
+    # bob moves: the half-state ends, and his next silence is forfeited as usual
+    players.mail("bob@example.org", "tictactoe move 101 bob banana2 c3")
+    players.mail("alice@example.org", "tictactoe move 101 alice apple1 c1")
+    players.mail("bob@example.org", "tictactoe move 101 bob banana2 a3")
+    players.mail("alice@example.org", "tictactoe move 101 alice apple1 c2")
+    if board(players).status == "active":
+        bob_turn = turn_since(players)
+        out, _ = remind(players, days(bob_turn, 21.5))
+        assert "forfeited 1" in out
