@@ -7,7 +7,8 @@ Create Date: 2026-11-27 08:25:00
 Issue 26 items 8 and 17.  ``flip`` is on by default (server_default true):
 Black at the bottom for Black, as players expect.  ``vacation_back`` is set
 by "vacation off" and cleared by the player's next move: reminders resume at
-once, forfeits only after that move.
+once, forfeits only after that move.  ``boards.totaltime`` is the original's
+``--totaltime=DAYS`` clock (each player's time used, from the move times).
 (The lead chains this after the other branches' revisions at merge.)
 """
 from collections.abc import Sequence
@@ -27,10 +28,14 @@ def upgrade() -> None:
     with op.batch_alter_table('users', schema=None) as batch_op:
         batch_op.add_column(sa.Column('flip', sa.Boolean(), server_default=sa.true(), nullable=False))
         batch_op.add_column(sa.Column('vacation_back', sa.Boolean(), server_default=sa.false(), nullable=False))
+    with op.batch_alter_table('boards', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('totaltime', sa.Float(), nullable=True))
 
 
 def downgrade() -> None:
     """Downgrade schema."""
+    with op.batch_alter_table('boards', schema=None) as batch_op:
+        batch_op.drop_column('totaltime')
     with op.batch_alter_table('users', schema=None) as batch_op:
         batch_op.drop_column('vacation_back')
         batch_op.drop_column('flip')

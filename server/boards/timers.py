@@ -40,12 +40,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import and_, func, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, object_session, selectinload
 
 import games
 from server.accounts.accounts import addresses_of
 from server.accounts.reply_address import DIGEST_FOOTER, invite, reply_address
-from server.boards import boards, lifecycle
+from server.boards import board_notes, boards, lifecycle
 from server.boards.context import Context, Request
 from server.core.config import Settings
 from server.core.errors import CommandError
@@ -79,12 +79,14 @@ def waited_days(now: datetime, since: datetime) -> float:
     return (now - since).total_seconds() / DAY
 
 
-def decide(waited: float, nagtime: float, forfeittime: float, back: bool = False) -> tuple[str, int]:
+def decide(waited: float, nagtime: float, forfeittime: float, back: bool = False,
+           out_of_time: bool = False) -> tuple[str, int]:
     """("forfeit", 0), ("remind", period) or ("", 0) for a board waiting ``waited`` days.
 
     ``back``: the player came back from vacation and has not moved since: reminded, never forfeited.
+    ``out_of_time``: the player has used up the board's total time (``--totaltime``).
     """
-    if waited >= forfeittime and not back:
+    if (waited >= forfeittime or out_of_time) and not back:
         return "forfeit", 0
     if waited >= nagtime:
         return "remind", int(waited // nagtime)
@@ -131,11 +133,20 @@ def count_active(session: Session) -> int:
         Board.status == "active", Board.to_move.is_not(None))) or 0
 
 
+def out_of_time(session: Session, board: Board, now: datetime) -> bool:
+    """Has the player to move used up the board's total time (``--totaltime``)?"""
+    if board.totaltime is None or board.to_move is None:
+        return False
+    used = board_notes.time_used(board, boards.moves_of(session, board), now)
+    return used[board.to_move] >= board.totaltime
+
+
 def plan(session: Session, now: datetime, progress: Progress | None = None) -> tuple[int, list[Due]]:
     """Every active board, with its player to move, in one query; returns (checked, due)."""
     query = (
         select(Board.id, Board.game, Board.number, Board.turn_since, Board.nagtime, Board.forfeittime,
-               Board.reminders_sent, User.id, User.userid, User.vacation, User.digest, User.vacation_back)
+               Board.reminders_sent, User.id, User.userid, User.vacation, User.digest, User.vacation_back,
+               Board.totaltime)
         .join(Seat, and_(Seat.board_id == Board.id, Seat.seat == Board.to_move))
         .join(User, User.id == Seat.user_id)
         .where(Board.status == "active", Board.to_move.is_not(None))
@@ -145,13 +156,14 @@ def plan(session: Session, now: datetime, progress: Progress | None = None) -> t
     due: list[Due] = []
     pending_tick = 0
     for (board_id, game, number, since, nagtime, forfeittime, sent, user_id, userid, vacation,
-         digest, back) in session.execute(query).yield_per(5000):
+         digest, back, totaltime) in session.execute(query).yield_per(5000):
         checked += 1
         pending_tick += 1
         if progress and pending_tick >= 1000:
             progress(pending_tick)
             pending_tick = 0
-        kind, period = decide(waited_days(now, since), nagtime, forfeittime, back)
+        timed_out = totaltime is not None and out_of_time(session, session.get(Board, board_id), now)  # type: ignore[arg-type]
+        kind, period = decide(waited_days(now, since), nagtime, forfeittime, back, timed_out)
         if not kind or (kind == "remind" and period <= sent):
             continue
         if vacation:
@@ -306,7 +318,7 @@ class Reminders:
         if user.vacation or not user.active:
             return "", 0, user
         kind, period = decide(waited_days(self.now, board.turn_since), board.nagtime, board.forfeittime,
-                              user.vacation_back)
+                              user.vacation_back, out_of_time(object_session(board), board, self.now))  # type: ignore[arg-type]
         return kind, period, user
 
     def plugin(self, name: str) -> games.Game | None:
@@ -398,7 +410,11 @@ class Reminders:
         seat = board.to_move
         assert seat is not None
         reason = f"{user.userid} forfeited: no move for {days:.0f} days"
-        mails = lifecycle.resign_now(ctx, board, game, seat, user, reason=reason, verb=f"forfeits (no move for {days:.0f} days)")
+        verb = f"forfeits (no move for {days:.0f} days)"
+        if days < board.forfeittime and out_of_time(session, board, self.now):
+            reason = f"{user.userid} forfeited: out of time (more than {board.totaltime:g} days used in all)"
+            verb = f"forfeits (out of time: more than {board.totaltime:g} days used in all)"
+        mails = lifecycle.resign_now(ctx, board, game, seat, user, reason=reason, verb=verb)
         if board.status == "active":
             # Play goes on without the seat: the next player's clock starts
             # at the moment this run stands for, not at the wall clock.

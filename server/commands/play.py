@@ -72,7 +72,7 @@ def join_quoted(tokens: list[str]) -> list[str]:
 #: Most boards one ``show USERID`` mails at once.
 SHOW_MAX = 20
 #: The ``--name`` options of a challenge that the server reads (not the game).
-SERVER_OPTIONS = ("nagtime", "forfeittime", "force", "unrated")
+SERVER_OPTIONS = ("nagtime", "forfeittime", "totaltime", "force", "unrated")
 #: Of those, the ones only the admin's ``pbmserv challenge`` may give.
 ADMIN_OPTIONS = ("force", "unrated")
 #: The shortest reminder period: a reminder a day is already more than pbmserv's players wanted.
@@ -122,7 +122,8 @@ class GameHelp(GameCommand):
 class Challenge(GameCommand):
     name = "challenge"
     abbrev = 5
-    argument_description = "USER1 USER2 [USER3] [-OPTION[=VALUE] ...] [--nagtime=DAYS] [--forfeittime=DAYS]"
+    argument_description = ("USER1 USER2 [USER3] [-OPTION[=VALUE] ...] [--nagtime=DAYS] [--forfeittime=DAYS] "
+                            "[--totaltime=DAYS]")
     description = ("Start a board at once; USER1 moves first. The body is the first comment. "
                    "The admin's pbmserv challenge also takes --force (past any policy) and --unrated.")
 
@@ -138,6 +139,7 @@ class Challenge(GameCommand):
                 title=game.title,
             )
         nagtime, forfeittime = ctx.settings.nagtime, ctx.settings.forfeittime
+        totaltime: float | None = None
         try:
             server_opts = expand_options(server_opts, SERVER_OPTIONS, dashes="--")
         except AmbiguousOption as exc:
@@ -150,19 +152,22 @@ class Challenge(GameCommand):
                 nagtime = parse_days(value, "nagtime")
             elif key == "forfeittime":
                 forfeittime = parse_days(value, "forfeittime")
+            elif key == "totaltime":  # the original's total clock: days each player may use in all
+                totaltime = parse_days(value, "totaltime")
             elif key in ADMIN_OPTIONS and not eq:
                 if not ctx.request.admin:
                     raise CommandError(f"--{key} is for the server's admin (pbmserv challenge) only",
                                        title=game.title)
                 flags.add(key)
             else:
-                raise CommandError(f"Unknown option {opt}; server options are --nagtime=DAYS and --forfeittime=DAYS",
-                                   title=game.title)
+                raise CommandError(f"Unknown option {opt}; server options are --nagtime=DAYS, --forfeittime=DAYS "
+                                   "and --totaltime=DAYS", title=game.title)
         check_timers(nagtime, forfeittime)
         options = game_options(game, game_opts)
         users = challenge_users(ctx, game, names, check="force" not in flags)
         board, state = boards.create_board(ctx.session, game, users, options, nagtime, forfeittime,
                                            rated="unrated" not in flags)
+        board.totaltime = totaltime
         challenger, proven = challenger_name(ctx, users[0])
         players = " vs ".join(u.userid for u in users)
         if proven:

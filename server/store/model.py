@@ -114,6 +114,8 @@ class Board(Base):
     pending: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     nagtime: Mapped[float] = mapped_column(Float, default=7.0)
     forfeittime: Mapped[float] = mapped_column(Float, default=21.0)
+    #: Days each player may use in all (``--totaltime``; None: no total clock), counted from the move times.
+    totaltime: Mapped[float | None] = mapped_column(Float, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     #: When the player to move got the move: reminders and forfeits count from here.
     turn_since: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -254,3 +254,21 @@ def test_back_from_vacation_nags_resume_but_no_forfeit_until_the_next_move(playe
         bob_turn = turn_since(players)
         out, _ = remind(players, days(bob_turn, 21.5))
         assert "forfeited 1" in out
+
+
+def test_totaltime_is_shown_per_player_and_enforced_by_remind(players: Running) -> None:
+    """Issue 26 item 16: the original's --totaltime=DAYS, each player's time used in all."""
+    new = players.mail("alice@example.org", "tictactoe challenge alice bob --totaltime=3")
+    assert "Time used: alice 0.0 days, bob 0.0 days (of 3 days each)." in flat(new[0].text)
+    for sender, cmd in [("alice", "alice apple1 b2"), ("bob", "bob banana2 a1"), ("alice", "alice apple1 b1")]:
+        players.mail(f"{sender}@example.org", f"tictactoe move 101 {cmd}")
+    start = turn_since(players)
+    out, _ = remind(players, days(start, 2.9))
+    assert "forfeited 0" in out  # 2.9 of 3 days used
+    out, mails = remind(players, days(start, 3.1))  # long before the 21-day forfeit: out of total time
+    assert "forfeited 1" in out
+    assert "bob forfeits (out of time: more than 3 days used in all)" in flat(mails[0].text)
+    assert "Time used: alice 0.0 days, bob 3.1 days (of 3 days each)." in flat(mails[0].text)
+    assert board(players).status == "finished"
+    (refused,) = players.mail("alice@example.org", "tictactoe challenge alice bob --totaltime=0.1")
+    assert "--totaltime=0.1: give between 1 and 365 days" in flat(refused.text)
