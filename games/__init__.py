@@ -14,6 +14,7 @@ from importlib.metadata import entry_points
 from games.contract import (
     Game,
     GameError,
+    GameUnavailable,
     IllegalMove,
     OptionError,
     Outcome,
@@ -24,6 +25,7 @@ from games.contract import (
 __all__ = [
     "Game",
     "GameError",
+    "GameUnavailable",
     "IllegalMove",
     "OptionError",
     "Outcome",
@@ -32,6 +34,7 @@ __all__ = [
     "load_game",
     "register",
     "split_option",
+    "unavailable",
     "unregister",
 ]
 
@@ -57,6 +60,8 @@ def _index() -> tuple[list[Game], dict[str, Game]]:
                 words.setdefault(word.lower(), plugin)
         _catalogue = (ordered, words)
     return _catalogue
+#: Entry points that failed to load: name -> the error's first line.
+_broken: dict[str, str] = {}
 
 
 def _discover() -> dict[str, Game]:
@@ -67,8 +72,9 @@ def _discover() -> dict[str, Game]:
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             try:
                 plugin = ep.load()
-            except Exception:  # a third-party plugin must not take the server down
+            except Exception as exc:  # a third-party plugin must not take the server down
                 log.exception("game plugin %s could not be loaded", ep.name)
+                _broken[ep.name.lower()] = (str(exc).splitlines() or [type(exc).__name__])[0]
                 continue
             found[plugin.name.lower()] = plugin
         _discovered = found
@@ -95,7 +101,16 @@ def available() -> list[Game]:
 
 def load_game(name: str) -> Game:
     """The plugin whose command word or alias is ``name`` (case-insensitive)."""
-    plugin = _index()[1].get(name.lower())
-    if plugin is None:
-        raise UnknownGame(name)
-    return plugin
+    word = name.lower()
+    plugin = _index()[1].get(word)
+    if plugin is not None:
+        return plugin
+    if word in _broken:
+        raise GameUnavailable(word)
+    raise UnknownGame(name)
+
+
+def unavailable() -> dict[str, str]:
+    """The games installed whose plugin could not be loaded, with why (for the admin)."""
+    _discover()
+    return dict(_broken)

@@ -52,6 +52,19 @@ class UnknownGame(LookupError):
     """No installed plugin answers to that name or alias."""
 
 
+class GameUnavailable(UnknownGame, GameError):
+    """The game is installed but its plugin could not be loaded (an import failed).
+
+    A fault of the server, not of the player's word: the player is told the
+    game is temporarily unavailable, never that it does not exist.
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"The game {name} is temporarily unavailable on this server (its rules could not "
+                         "be loaded; the admin's log says why): nothing was done. Please send this again later.")
+        self.name = name
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a finished game ended.  Winners and losers are seats, never sides.
@@ -193,6 +206,11 @@ class Game:
         return "", move
 
     # -- showing and storing ----------------------------------------------
+    #: True when ``render`` and ``draw`` turn the board for the viewer's ``seat``
+    #: (Black at the bottom for Black): the server then draws one picture per
+    #: orientation, not one for everybody.
+    oriented: bool = False
+
     def render(
         self,
         state: Any,
@@ -201,6 +219,7 @@ class Game:
         board: int | None = None,
         players: list[str] | None = None,
         moveno: int | None = None,
+        over: bool = False,
     ) -> str:
         """The ASCII board (at most 79 columns unless help says why not).
 
@@ -214,6 +233,10 @@ class Game:
         (``MOVE#N``, counting every move played, swaps included).  Where it
         is given, a game that shows a move number shows this one ("move
         #N"), so one mail never names two different numbers.
+
+        ``over`` is True when the server ended the game although the position
+        still has a side to move (a resignation, a forfeit, an agreed draw):
+        the board then names no player to move, only that the game is over.
         """
         raise NotImplementedError
 

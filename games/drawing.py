@@ -179,15 +179,17 @@ def caption(game: object, state: object, players: list[str] | None) -> str:
 
 
 def grid_labels(
-    drawing: Drawing, x0: float, y0: float, cell: float, files: str, ranks: int, size: float = 13.0
+    drawing: Drawing, x0: float, y0: float, cell: float, files: str, ranks: int, size: float = 13.0,
+    flipped: bool = False,
 ) -> None:
-    """File letters under and over a square grid, rank numbers left and right (rank 1 at the bottom)."""
+    """File letters under and over a square grid, rank numbers left and right (rank 1 at the bottom;
+    ``flipped``: the board turned for the second player, rank 1 at the top and the last file on the left)."""
     n = len(files)
     for i, letter in enumerate(files):
-        x = x0 + (i + 0.5) * cell
+        x = x0 + ((n - 1 - i if flipped else i) + 0.5) * cell
         drawing.add(Text(x, y0 + ranks * cell + size * 0.9, letter, size=size, fill="#333333", role="label"),
                     Text(x, y0 - size * 0.8, letter, size=size, fill="#333333", role="label"))
     for r in range(ranks):
-        y = y0 + (ranks - r - 0.5) * cell
+        y = y0 + ((r + 0.5) if flipped else (ranks - r - 0.5)) * cell
         drawing.add(Text(x0 - size * 0.8, y, str(r + 1), size=size, fill="#333333", role="label"),
                     Text(x0 + n * cell + size * 0.8, y, str(r + 1), size=size, fill="#333333", role="label"))

@@ -173,6 +173,8 @@ class Interweave(Game):
     def outcome(self, state: State) -> Outcome | None:
         return state.result
 
+    oriented = True  # Black at the bottom for Black (render and draw)
+
     def render(
         self,
         state: State,
@@ -181,8 +183,11 @@ class Interweave(Game):
         board: int | None = None,
         players: list[str] | None = None,
         moveno: int | None = None,
+        over: bool = False,
     ) -> str:
-        return render_compact(state, moveno) if compact else render_full(state, moveno)
+        black_below = seat == 1  # Black's player sees Black at the bottom (the server passes no seat with flip off)
+        render = render_compact if compact else render_full
+        return render(state, moveno, over, black_below)
 
     def position(self, state: State) -> str:
         return state.pos.fen()

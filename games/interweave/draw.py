@@ -1,7 +1,7 @@
 """Interweave's picture: the checkered 8x8 board, lettered pieces, the reserves.
 
-Drawn from White's side like the ASCII board, so both players read the same
-coordinates.  Square colour matters in every Interweave decision, so the
+Drawn from the viewer's side like the ASCII board: White's, or Black's for
+Black's player (``seat`` 1; rank 1 at the top).  Square colour matters in every Interweave decision, so the
 board keeps chess colours (a1 dark); the squares of the last turn (origin,
 every landing, every Remover victim) are framed.
 """
@@ -42,8 +42,11 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
     )
     d.add(Text(d.width / 2, 18, caption(game, state, players), size=16, role="status"))
     marked = set(last_squares(state.last))
+    flipped = seat == 1
     for s, name in enumerate(NAMES):
         f, r = s % 8, s // 8
+        if flipped:
+            f, r = 7 - f, 7 - r
         x, y = X0 + f * CELL, Y0 + (7 - r) * CELL
         d.add(Rect(x, y, CELL, CELL, fill=DARK_SQ if DARK[s] else LIGHT, role="square", at=name))
         if name in marked:
@@ -67,7 +70,7 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
                 )
             )
     d.add(Rect(X0, Y0, side, side, stroke="#333333", width=1.5))
-    grid_labels(d, X0, Y0, CELL, FILES, 8)
+    grid_labels(d, X0, Y0, CELL, FILES, 8, flipped=flipped)
     foot = Y0 + side + 34
     d.add(
         Text(

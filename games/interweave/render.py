@@ -24,9 +24,11 @@ def _reserve(pos: Position, side: int) -> str:
     return " ".join(letters) if letters else "-"
 
 
-def _status(state: State, moveno: int | None = None) -> str:
+def _status(state: State, moveno: int | None = None, over: bool = False) -> str:
     if state.result is not None:
         return textwrap.fill(f"Game over. {state.result.reason}.", width=79)
+    if over:  # ended by the server (resignation, forfeit, agreed draw): nobody is to move
+        return "Game over."
     pos = state.pos
     number = f"#{moveno}" if moveno is not None else str(pos.fullmove)
     return f"{SIDE_NAMES[pos.side]} to move (move {number})."
@@ -42,29 +44,28 @@ def _ep(pos: Position) -> str | None:
     )
 
 
-def render_full(state: State, moveno: int | None = None) -> str:
+def render_full(state: State, moveno: int | None = None, over: bool = False, black_below: bool = False) -> str:
+    """The mailed board; ``black_below``: turned for the Black player (rank 1 at the top, h on the left)."""
     pos = state.pos
-    side_text = {
-        8: "Black: k s l r p",
-        7: f"Black reserve: {_reserve(pos, 1)}",
-        5: "K King     S Smasher",
-        4: "L Leaper   R Remover",
-        3: "P Pawn     :x: dark square",
-        2: f"White reserve: {_reserve(pos, 0)}",
-        1: "White: K S L R P",
-    }
-    lines = [FILE_LINE]
-    for r in range(7, -1, -1):
+    black = ["Black: k s l r p", f"Black reserve: {_reserve(pos, 1)}"]
+    white = [f"White reserve: {_reserve(pos, 0)}", "White: K S L R P"]
+    key = ["", "K King     S Smasher", "L Leaper   R Remover", "P Pawn     :x: dark square"]
+    # top to bottom beside the ranks: each side's lines on its own side, the key between
+    legend = (white[::-1] + key + black[::-1]) if black_below else (black + key + white)
+    ranks, files = (range(8), range(7, -1, -1)) if black_below else (range(7, -1, -1), range(8))
+    file_line = "     " + "   ".join("abcdefgh"[f] for f in files)
+    lines = [file_line]
+    for line_no, r in enumerate(ranks):
         cells = []
-        for f in range(8):
+        for f in files:
             s = r * 8 + f
             c = pos.board[s]
             shown = " " if c == EMPTY else c
             cells.append(f":{shown}:" if DARK[s] else f" {shown} ")
         row = f" {r + 1} |" + "|".join(cells) + f"| {r + 1}"
-        extra = side_text.get(r + 1)
+        extra = legend[line_no]
         lines.append(f"{row}   {extra}" if extra else row)
-    lines.append(FILE_LINE)
+    lines.append(file_line)
     lines.append("")
     if state.last:
         lines.append(f"Last move: {state.last}")
@@ -72,27 +73,28 @@ def render_full(state: State, moveno: int | None = None) -> str:
     if ep:
         lines.append(ep)
     lines.append(f"Turns since a capture or Pawn move: {pos.halfmove}")
-    lines.append(_status(state, moveno))
+    lines.append(_status(state, moveno, over))
     return "\n".join(lines) + "\n"
 
 
-def render_compact(state: State, moveno: int | None = None) -> str:
+def render_compact(state: State, moveno: int | None = None, over: bool = False, black_below: bool = False) -> str:
     pos = state.pos
     lines = []
-    for r in range(7, -1, -1):
+    ranks, files = (range(8), range(7, -1, -1)) if black_below else (range(7, -1, -1), range(8))
+    for r in ranks:
         row = "".join(
             (":" if DARK[r * 8 + f] else ".")
             if pos.board[r * 8 + f] == EMPTY
             else pos.board[r * 8 + f]
-            for f in range(8)
+            for f in files
         )
         lines.append(f"{r + 1} {row}")
-    lines.append("  abcdefgh")
+    lines.append("  " + "".join("abcdefgh"[f] for f in files))
     info = f"Reserves W:{_reserve(pos, 0).replace(' ', '')} B:{_reserve(pos, 1).replace(' ', '')}"
     if pos.ep is not None:
         info += f"  ep {NAMES[pos.ep[0]]}:{NAMES[pos.ep[1]]}"
     lines.append(info)
     if state.last:
         lines.append(f"Last move: {state.last}")
-    lines.append(_status(state, moveno))
+    lines.append(_status(state, moveno, over))
     return "\n".join(lines) + "\n"

@@ -166,6 +166,7 @@ class TriDChess(Game):
         board: int | None = None,
         players: list[str] | None = None,
         moveno: int | None = None,
+        over: bool = False,
     ) -> str:
         out = self.outcome(state)
         move_no = str(state.fullmove) if moveno is None else f"#{moveno}"
@@ -174,7 +175,9 @@ class TriDChess(Game):
         last = state.last or "-"
         if state.last and state.in_check():
             last += "#" if out is not None and out.reason == "checkmate" else "+"
-        if out is None:
+        if out is None and over:  # ended by the server (resignation, forfeit, agreed draw)
+            status = "Game over."
+        elif out is None:
             status = f"{side} to move."
         elif out.winners:
             status = (
@@ -184,15 +187,15 @@ class TriDChess(Game):
             status = f"Game over: {out.reason}."
         if out is not None and out.reason == "checkmate":
             check = "mate"
-        doing = f"{side} to move" if out is None else "game over"
+        doing = f"{side} to move" if out is None and not over else "game over"
         title = f"Tri-Dimensional Chess   move {move_no}   {doing}   [rules: Loidl]"
         if board is not None:
             # The spec's line 1 (section 8): game id, move, side (user) to move, ruleset.
             user = f" ({players[state.turn]})" if players and out is None else ""
-            doing = f"{side}{user} to move" if out is None else "game over"
+            doing = f"{side}{user} to move" if out is None and not over else "game over"
             title = f"TRI-D CHESS game {board}  move {move_no}  {doing}   [rules: loidl]"
             if len(title) > 79:  # a long userid: the side alone still says who moves
-                plain = f"{side} to move" if out is None else "game over"
+                plain = f"{side} to move" if out is None and not over else "game over"
                 title = f"TRI-D CHESS game {board}  move {move_no}  {plain}   [rules: loidl]"
         if compact:
             title = f"Tri-D Chess  move {move_no}"

@@ -171,6 +171,9 @@ class TriMac(Game):
     def resign(self, state: State, seat: int) -> State:
         return apply_resign(state, seat)
 
+    #: The picture turns for each player (their army nearest); the text board keeps spec 6.2's layout.
+    oriented = True
+
     def render(
         self,
         state: State,
@@ -179,9 +182,11 @@ class TriMac(Game):
         board: int | None = None,
         players: list[str] | None = None,
         moveno: int | None = None,
+        over: bool = False,
     ) -> str:
         """The spec's mailed board; its header names the server's board number when given."""
-        return render(state, compact=compact, game_no=board if board is not None else state.game_no, moveno=moveno)
+        return render(state, compact=compact, game_no=board if board is not None else state.game_no, moveno=moveno,
+                      over=over)
 
     def position(self, state: State) -> str:
         alive = state.alive

@@ -6,7 +6,9 @@ a pale-blue three-armed river runs between them, crossed by the joins
 (spec 2.4) as thin lines.  Pieces are discs in the army colour with their
 letter (K A E H R C P F).  File letters stand behind each army's back edge
 and rank numbers beside its f-file, as the notation names the points
-(``Rf1``, ``Bi6``).  The last move's two points carry gold rings.
+(``Rf1``, ``Bi6``); every empty point carries its full name in small type,
+so any target can be named from the picture alone.  The last move's two
+points carry gold rings.
 """
 
 from __future__ import annotations
@@ -28,24 +30,27 @@ KITE = ((0, 0), (1, 1), (2, 4), (1, 5), (0, 6), (-1, 5), (-2, 4), (-1, 1))
 _POINT = re.compile(r"[RBG][a-k][0-9]", re.IGNORECASE)
 
 
-def plane(lattice: int, x: float, y: float) -> tuple[float, float]:
-    """Plane position (y up) of local (x, y) in ``lattice``: Red's, rotated for Blue and Green."""
+def plane(lattice: int, x: float, y: float, viewer: int = 0) -> tuple[float, float]:
+    """Plane position (y up) of local (x, y) in ``lattice``: Red's, rotated for Blue and Green;
+    the whole turned so that ``viewer``'s army is at the bottom, nearest its player."""
     px, py = math.sqrt(3) / 2 * x, y / 2 - 8.5
-    a = math.radians((0, -120, 120)[lattice])
+    a = math.radians((0, -120, 120)[lattice] - (0, -120, 120)[viewer])
     return px * math.cos(a) - py * math.sin(a), px * math.sin(a) + py * math.cos(a)
 
 
 def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -> Drawing:
     text = caption(game, state, players)
+    viewer = seat if seat in (0, 1, 2) else 0  # each player's own army nearest (Red's view by default)
     # the extent of everything drawn, labels included, in plane units
-    reach = [plane(lat, x, y) for lat in range(3) for x, y in ((0, -3.6), (-5, 3.8), (5, 3.8), (-6, 4), (6, 4))]
+    reach = [plane(lat, x, y, viewer) for lat in range(3)
+             for x, y in ((0, -3.6), (-5, 3.8), (5, 3.8), (-6, 4), (6, 4))]
     left, right = min(p[0] for p in reach), max(p[0] for p in reach)
     low, high = min(p[1] for p in reach), max(p[1] for p in reach)
     width, top = int((right - left) * UNIT) + 40, 40
     cx, cy = 20 - left * UNIT, top + high * UNIT
 
     def screen(lattice: int, x: float, y: float) -> tuple[float, float]:
-        px, py = plane(lattice, x, y)
+        px, py = plane(lattice, x, y, viewer)
         return cx + px * UNIT, cy - py * UNIT
 
     def at(p: int) -> tuple[float, float]:
@@ -80,7 +85,7 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
             d.add(Text(lx, ly, geo.FILES[xi + 5], size=11, fill="#555555", role="label"))
         for rank in range(1, 10):
             lx, ly = screen(lat, 0.56, 2 * (rank - 1))
-            d.add(Text(lx, ly, str(rank), size=9, fill="#8a8a8a", role="label"))
+            d.add(Text(lx, ly, str(rank), size=11, fill="#555555", role="label"))
         bx, by = screen(lat, 0, -3.2)
         d.add(Text(bx, by, geo.SEAT_NAMES[lat], size=13, fill=ARMY[lat], role="label"))
     d.mark_base("trimac")
@@ -101,7 +106,9 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
             d.add(Circle(x, y, UNIT * 0.38, fill=ARMY[owner_of(c)], stroke="#222222", width=1.2, role="piece", at=name),
                   Text(x, y + 0.5, KINDS[c & 7], size=UNIT * 0.42, fill="#ffffff", role="piece-letter", at=name))
         else:
-            d.add(Circle(x, y, 2.6, fill="#666666", role="point", at=name))
+            # Every empty point says its name (Gj5): a player names a target without the help's key.
+            d.add(Circle(x, y, 2.6, fill="#666666", role="point", at=name),
+                  Text(x, y + 11, name[0].upper() + name[1:], size=8, fill="#6b6b6b", role="coord", at=name))
     foot = d.height - 46
     alive = ", ".join(geo.SEAT_NAMES[s] for s in state.alive) or "none"
     last = state.history[-1] if state.history else None

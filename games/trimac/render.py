@@ -111,15 +111,18 @@ def recent_events(state: State) -> list[str]:
     return list(reversed(out))
 
 
-def render(state: State, compact: bool = False, game_no: int = 1, moveno: int | None = None) -> str:
+def render(state: State, compact: bool = False, game_no: int = 1, moveno: int | None = None,
+           over: bool = False) -> str:
     alive = state.alive
-    if state.result is None:
+    if state.result is None and over:  # ended by the server (forfeit, agreed draw): nobody is to move
+        status = "game over"
+    elif state.result is None:
         status = f"{SEAT_NAMES[state.to]} to move"
     elif state.result[0]:
         status = f"{SEAT_NAMES[state.result[0][0]]} wins"
     else:
         status = "drawn"
-    number = state.turns + 1 if moveno is None else f"#{moveno if state.result is None else moveno - 1}"
+    number = state.turns + 1 if moveno is None else f"#{moveno if state.result is None and not over else moveno - 1}"
     out = [f"TriMac 3 Friends - game {game_no} - move {number} - {status}", ""]
     lines = map_lines(state.board)
     if not compact:

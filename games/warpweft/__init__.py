@@ -126,6 +126,7 @@ class WarpAndWeft(Game):
         board: int | None = None,
         players: list[str] | None = None,
         moveno: int | None = None,
+        over: bool = False,
     ) -> str:
         """The board (standard or compact) and the status lines under it.
 
@@ -142,7 +143,7 @@ class WarpAndWeft(Game):
         width = 1 if (compact or state.compact) else 3
         lines = draw_board(state.geo, state.owners, SIDE_MARKS, width)
         lines.append("")
-        mover = state.side_to_move
+        mover = None if over else state.side_to_move
         for side in (0, 1):
             mode = "Threading" if state.states[side] == THREADING else "Patching"
             arrow = "   <- to move" if side == mover else ""
@@ -153,7 +154,9 @@ class WarpAndWeft(Game):
         primary = "Patch-Primary" if state.patch_primary else "Thread-Primary"
         swapped = ", sides swapped" if state.swapped else ""
         lines.append(f"{primary}, size {state.size}{swapped}.")
-        if mover is None:
+        if mover is None and state.winner is None:
+            lines.append("Game over.")  # ended by the server (resignation, forfeit, agreed draw)
+        elif mover is None:
             assert state.winner is not None
             lines.append(
                 f"Game over: {SIDE_NAMES[state.winner]} "

@@ -5,22 +5,25 @@ Warp (vertical) threads in a pale blue with a thread line down their middle,
 Weft (horizontal) threads in a pale red with a line across, patches white.
 A claimed thread or patch is filled with its owner's colour -- Warp blue,
 Weft red -- and carries the owner's letter (V or H), so a chain from edge
-to edge reads at a glance.  The region claimed last is outlined in gold.
+to edge reads at a glance.  The region claimed last is outlined in gold;
+on the final picture the winner's chain from edge to edge is traced over it
+(gold discs joined by a line), the shortest one the board holds.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from games.drawing import HIGHLIGHT, Drawing, Line, Rect, Text, caption
+from games.drawing import HIGHLIGHT, Circle, Drawing, Line, Rect, Text, caption
 from games.warpweft.geometry import OUT, PATCH, WARP, column_letter
 from games.warpweft.notation import THREADING
-from games.warpweft.rules import FREE, SIDE_MARKS, SIDE_NAMES, State
+from games.warpweft.rules import FREE, SIDE_MARKS, SIDE_NAMES, State, winning_chain
 
 OWNER_FILL = ("#2f5fb3", "#c0392b")
 FREE_FILL = {WARP: "#d7e3f6", 1: "#f6d9d5", PATCH: "#ffffff"}
 THREAD_LINE = {WARP: "#8aa6d6", 1: "#dc9c93"}
 EDGES = ("top-bottom", "left-right")
+CHAIN = "#ffd23f"
 
 
 def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -> Drawing:
@@ -116,6 +119,13 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
             ):
                 if region(nx, ny) != rid:
                     d.add(Line(*line, stroke=HIGHLIGHT, width=4, role="last", at=last))
+    # the winner's chain from edge to edge, on the final picture
+    chain = [geo.centres[r] for r in winning_chain(state)]
+    points = [(sx(cx) + cell / 2, sy(cy) + cell / 2) for cx, cy in chain]
+    for (ax, ay), (bx, by) in zip(points, points[1:], strict=False):
+        d.add(Line(ax, ay, bx, by, stroke=CHAIN, width=max(3, cell * 0.18), role="chain"))
+    for (px, py), rid in zip(points, winning_chain(state), strict=True):
+        d.add(Circle(px, py, cell * 0.22, fill=CHAIN, stroke="#222222", width=1, role="chain", at=geo.names[rid]))
     size = 12 if cell >= 22 else 10
     for x in range(span):
         d.add(

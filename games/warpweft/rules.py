@@ -158,6 +158,33 @@ def connected(state: State, side: int, region: int) -> bool:
     return False
 
 
+def winning_chain(state: State) -> list[int]:
+    """The winner's shortest chain of regions from one of its edges to the other, in order
+    (empty when nobody has won by connecting: no winner yet, or a win because the
+    other side had no valid play)."""
+    side = state.winner
+    if side is None:
+        return []
+    geo, owners = state.geo, state.owners
+    first, second = geo.edges[side]
+    came: dict[int, int | None] = {r: None for r in first if owners[r] == side}
+    todo = list(came)
+    while todo:
+        nxt = []
+        for r in todo:
+            if r in second:
+                chain = [r]
+                while (back := came[chain[-1]]) is not None:
+                    chain.append(back)
+                return chain[::-1]
+            for n in geo.neighbours[r]:
+                if n not in came and owners[n] == side:
+                    came[n] = r
+                    nxt.append(n)
+        todo = nxt
+    return []
+
+
 # -- playing -----------------------------------------------------------------
 
 

@@ -231,6 +231,8 @@ class WeaveDungeon(Game):
         return [format_move(state, m) for m in state.legal_moves()]
 
     # -- showing and storing ---------------------------------------------------
+    oriented = True  # Black at the bottom for Black (render and draw)
+
     def render(
         self,
         state: Position,
@@ -239,8 +241,9 @@ class WeaveDungeon(Game):
         board: int | None = None,
         players: list[str] | None = None,
         moveno: int | None = None,
+        over: bool = False,
     ) -> str:
-        return render_board(state, self.outcome(state), compact, moveno)
+        return render_board(state, self.outcome(state), compact, moveno, over, black_below=seat == 1)
 
     def position(self, state: Position) -> str:
         return state.fen()

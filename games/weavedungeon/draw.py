@@ -71,11 +71,11 @@ def _piece(kind: int, white: bool, cx: float, cy: float, at: str) -> list[Any]:
     common = {"fill": fill, "stroke": "#111111" if white else "#dddddd", "width": 1.5, "role": "piece", "at": at}
     shape: Any
     if kind == STAR:
-        shape = Polygon(star(cx, cy, r * 1.12), **common)
+        shape = Polygon(star(cx, cy, r * 1.25), **common)
     elif kind == CIRCLE:
         shape = Circle(cx, cy, r * 0.9, **common)
     elif kind == TRIANGLE:
-        shape = Polygon(regular_polygon(cx, cy + r * 0.2, r * 1.05, 3), **common)
+        shape = Polygon(regular_polygon(cx, cy + r * 0.15, r * 1.3, 3), **common)
     elif kind == SQUARE:
         shape = Polygon(regular_polygon(cx, cy, r * 1.05, 4, rotation=-45), **common)
     elif kind == PENTAGON:
@@ -83,15 +83,19 @@ def _piece(kind: int, white: bool, cx: float, cy: float, at: str) -> list[Any]:
     else:  # DIAMOND
         shape = Polygon(((cx, cy - r * 1.05), (cx + r * 0.7, cy), (cx, cy + r * 1.05), (cx - r * 0.7, cy)), **common)
     letter = LETTERS[kind]
-    size = CELL * (0.22 if kind in (STAR, TRIANGLE, DIAMOND) else 0.3)
-    dy = r * 0.25 if kind == TRIANGLE else 0.5
+    # Every letter at least 0.28 of a square (T and K were 0.22, too small to read in mail):
+    # the star and the triangle are drawn larger to hold it.
+    size = CELL * (0.28 if kind in (STAR, TRIANGLE, DIAMOND) else 0.3)
+    dy = r * 0.3 if kind == TRIANGLE else 0.5
     return [shape, Text(cx, cy + dy, letter, size=size, fill=ink, role="piece-letter", at=at)]
 
 
-def _uphill(x: float, y: float, sq: int) -> Polygon:
-    """A small arrow on a slope pointing toward its crest."""
+def _uphill(x: float, y: float, sq: int, flipped: bool = False) -> Polygon:
+    """A small arrow on a slope pointing toward its crest (on a turned board, turned too)."""
     crest = g.segment_bridge(sq)
     df, dr = g.file_of(crest) - g.file_of(sq), g.rank_of(crest) - g.rank_of(sq)
+    if flipped:
+        df, dr = -df, -dr
     cx, cy = x + CELL / 2 + df * CELL * 0.3, y + CELL / 2 - dr * CELL * 0.3
     a, b = CELL * 0.1, CELL * 0.09
     if df:
@@ -106,20 +110,23 @@ def draw(game: Any, pos: Position, seat: int | None, players: list[str] | None) 
     text = caption(game, pos, players)
     if game.outcome(pos) is None and pos.in_check():
         text += " (in check)"
-    d = Drawing(width=X0 * 2 + side, height=Y0 + side + 80, title=f"Weave & Dungeon board: {text}")
+    d = Drawing(width=X0 * 2 + side, height=Y0 + side + 100, title=f"Weave & Dungeon board: {text}")
     d.add(Text(d.width / 2, 18, text, size=16, role="status"))
     d.add(Rect(X0, Y0, side, side, fill=FLOOR))
     marked = set(last_squares(pos.last_move))
+    flipped = seat == 1  # Black's player: Black at the bottom
     for sq in g.SQUARES:
         f, r = g.file_of(sq), g.rank_of(sq)
         x, y = X0 + f * CELL, Y0 + (g.SIZE - 1 - r) * CELL
+        if flipped:
+            x, y = X0 + (g.SIZE - 1 - f) * CELL, Y0 + r * CELL
         name = g.name(sq)
         ch = g.BOARD_MAP[g.SIZE - 1 - r][f]
         if ch == "#":
             d.add(Rect(x + 3, y + 3, CELL - 6, CELL - 6, fill=STONE, stroke="#2a241f", width=2, role="cell", at=name))
         elif ch in "|-":
             tone = RIBBON["V" if ch == "|" else "H"]
-            d.add(_ribbon(x, y, ch == "|", tone[0], None, name, "slope"), _uphill(x, y, sq))
+            d.add(_ribbon(x, y, ch == "|", tone[0], None, name, "slope"), _uphill(x, y, sq, flipped))
         else:  # a bridge: the strand underneath first, then the crest on top
             top_v = ch == "V"
             under = RIBBON["H" if top_v else "V"]
@@ -133,7 +140,7 @@ def draw(game: Any, pos: Position, seat: int | None, players: list[str] | None) 
         pc = pos.board[sq]
         if pc:
             d.extend(_piece(pc & 7, pc >> 3 == WHITE, x + CELL / 2, y + CELL / 2, name))
-    grid_labels(d, X0, Y0, CELL, g.FILES, g.SIZE)
+    grid_labels(d, X0, Y0, CELL, g.FILES, g.SIZE, flipped=flipped)
     pools = []
     for colour, label in ((0, "White"), (1, "Black")):
         letters = " ".join(LETTERS[t] for t, n in zip(POOL_TYPES, pos.pools[colour], strict=True) for _ in range(n))
@@ -143,4 +150,6 @@ def draw(game: Any, pos: Position, seat: int | None, players: list[str] | None) 
     d.add(Text(X0, foot, f"{last}    Rescuable: {'; '.join(pools)}", size=13, anchor="start", role="pools"))
     d.add(Text(X0, foot + 22, "Star K  Circle C  Triangle T  Square S  Pentagon P  Diamond D;"
                "  arrows point up a slope", size=12, anchor="start", fill="#444444", role="legend"))
+    d.add(Text(X0, foot + 42, "Gold ring: a throne (e1, e9), the Stars' home squares; gold frame: the last move",
+               size=12, anchor="start", fill="#444444", role="legend"))
     return d

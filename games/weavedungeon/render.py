@@ -69,7 +69,7 @@ def _pool_text(pos: Position) -> str:
 
 
 def status_lines(pos: Position, out: Outcome | None, seat_names: list[str],
-                 moveno: int | None = None) -> list[str]:
+                 moveno: int | None = None, over: bool = False) -> list[str]:
     if out is not None:
         winner = out.winners[0]
         last = (
@@ -80,6 +80,9 @@ def status_lines(pos: Position, out: Outcome | None, seat_names: list[str],
             f"{out.reason}.",
             f"{seat_names[winner]} wins -- {out.grade}.",
         ]
+    if over:  # ended by the server (resignation, forfeit, agreed draw): nobody is to move
+        last = f" (last move: {COLOUR_NAMES[1 - pos.side]} {pos.last_move})" if pos.last_move else ""
+        return [f"Game over{last}."]
     line = f"Move {pos.fullmove if moveno is None else f'#{moveno}'}: {COLOUR_NAMES[pos.side]} to move"
     if pos.last_move:
         line += f" (last move: {COLOUR_NAMES[1 - pos.side]} {pos.last_move})"
@@ -89,25 +92,29 @@ def status_lines(pos: Position, out: Outcome | None, seat_names: list[str],
     return lines
 
 
-def render(pos: Position, out: Outcome | None, compact: bool = False, moveno: int | None = None) -> str:
+def render(pos: Position, out: Outcome | None, compact: bool = False, moveno: int | None = None,
+           over: bool = False, black_below: bool = False) -> str:
+    """The mailed board; ``black_below``: turned for the Black player (rank 1 at the top, i on the left)."""
     names = list(COLOUR_NAMES)
+    ranks = range(g.SIZE) if black_below else range(g.SIZE - 1, -1, -1)
+    files = range(g.SIZE - 1, -1, -1) if black_below else range(g.SIZE)
     if compact:
         lines = []
-        for rank in range(g.SIZE - 1, -1, -1):
+        for rank in ranks:
             cells = []
-            for file in range(g.SIZE):
+            for file in files:
                 sq = g.square(file, rank)
                 pc = pos.board[sq]
                 cells.append(_piece(pc) if pc else _MARK[_map_char(sq)])
             lines.append(f"{rank + 1} " + " ".join(cells))
-        lines.append("  " + " ".join(g.FILES))
+        lines.append("  " + " ".join(g.FILES[f] for f in files))
         lines.append("(! = bridge V on top, = H on top, | - slopes, # cells)")
-        lines += status_lines(pos, out, names, moveno)
+        lines += status_lines(pos, out, names, moveno, over)
         return "\n".join(lines) + "\n"
-    header = "     " + "   ".join(g.FILES)
+    header = "     " + "   ".join(g.FILES[f] for f in files)
     lines = ["Weave & Dungeon", "", header]
-    for i, rank in enumerate(range(g.SIZE - 1, -1, -1)):
-        row = " ".join(square_text(pos, g.square(f, rank)) for f in range(g.SIZE))
+    for i, rank in enumerate(ranks):
+        row = " ".join(square_text(pos, g.square(f, rank)) for f in files)
         legend = LEGEND[i] if i < len(LEGEND) else ""
         lines.append(f"{rank + 1:>2}  {row}  {rank + 1:<2} {legend}".rstrip())
     lines.append(header)
@@ -115,5 +122,5 @@ def render(pos: Position, out: Outcome | None, compact: bool = False, moveno: in
     lines.append(_star_text(pos, 0) + ".")
     lines.append(_star_text(pos, 1) + ".")
     lines.append(_pool_text(pos) + ".")
-    lines += status_lines(pos, out, names, moveno)
+    lines += status_lines(pos, out, names, moveno, over)
     return "\n".join(lines) + "\n"

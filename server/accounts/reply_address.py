@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import games
@@ -41,7 +42,7 @@ from server.core.errors import CommandError
 from server.mail import tokens
 from server.mail.replies import Mail
 from server.mail.tokens import Failure, TokenError
-from server.store.model import Board, User
+from server.store.model import Board, Move, User
 
 #: What stands in the password slot of a command proven by its reply address.
 #: Never a password: the command carries ``Request.identity`` instead.
@@ -54,6 +55,8 @@ IRREVERSIBLE = ("resign", "accept")
 #: First words of a reply that are reply commands even where they also name a full command.
 REPLY_VERBS = ("move", "board", "mvoe", *MOVE_WORDS, *SERVER_WORDS, "queue", "preview", "show", "chat", "help",
                "conditional", "if", "moves", "why", "record")
+#: Reply verbs that are not a move (a twice-sent one of these is not "already played").
+NOT_MOVES = ("queue", "preview", "show", "chat", "help", "conditional", "if", "moves", "why", "record")
 #: Subject words of our own board mails, left over when the board title is cut off.
 SUBJECT_WORDS = ("new", "error", "reminder", "finished", "**")
 
@@ -94,6 +97,10 @@ class ReplyCommand:
     words: list[str]
     identity: Identity
     comment: str
+    #: What the player typed (a password they typed masked): what an error quotes.
+    shown: str = ""
+    #: One sentence for the sender about words of theirs that were not needed (a password, their userid).
+    note: str = ""
 
 
 def reply_address(session: Session, settings: Settings, user: User, board: Board) -> str | None:
@@ -115,6 +122,27 @@ def invite(session: Session, settings: Settings, mail: Mail, user: User, board: 
         mail.reply_to = address
         mail.body = mail.body.rstrip("\n") + "\n\n" + FOOTER + "\n"
     return mail
+
+
+def seated_sender(board: Board, sender: str) -> User | None:
+    """The player of ``board`` whose own address ``sender`` is, if any.
+
+    Only such a sender's answers about a board carry a reply address: a
+    token never goes to anyone but its player.
+    """
+    sender = sender.lower()
+    return next((s.user for s in sorted(board.seats, key=lambda s: s.seat)
+                 if sender in (a.address.lower() for a in s.user.addresses if a.confirmed)), None)
+
+
+def invite_sender(session: Session, settings: Settings, mail: Mail, sender: str, board: Board) -> Mail:
+    """``mail`` (to ``sender`` alone) made a reply-to-play mail if the sender plays ``board``.
+
+    An error about a board (not your move, an illegal move) then works like
+    a board mail: the player hits Reply and types the corrected move.
+    """
+    user = seated_sender(board, sender)
+    return invite(session, settings, mail, user, board) if user is not None else mail
 
 
 def reply_token(settings: Settings, recipients: list[str]) -> str | None:
@@ -143,6 +171,8 @@ def strip_subject(subject: str, game: games.Game, board: Board) -> str:
     """A reply's subject without ``TITLE Board N`` and the other words of our subjects.
 
     ``Re: Tic Tac Toe Board 101 bob`` -> ``""``; ``Re: Tic Tac Toe Board 101 b2`` -> ``b2``.
+    A subject naming another board (``Board 110`` sent to Board 101's address)
+    is refused with one sentence, not read as a move.
     """
     words = subject.split()
     lowered = [w.lower() for w in words]
@@ -151,6 +181,14 @@ def strip_subject(subject: str, game: games.Game, board: Board) -> str:
         if lowered[start:start + len(head)] == head:
             words = words[start + len(head):]
             break
+    else:
+        other = next((lowered[i + 1] for i in range(len(words) - 1)
+                      if lowered[i] == "board" and lowered[i + 1].isdigit()), None)
+        if other is not None:
+            raise CommandError(
+                f"This reply address is for {game.title} Board {board.number}, but your subject names "
+                f"Board {other}: nothing was played. Reply to the Board {other} mail to play there.",
+                board=board, title=game.title)
     names = {s.user.userid for s in board.seats}
     while words and words[0].lower() in SUBJECT_WORDS:
         words = words[1:]
@@ -166,23 +204,71 @@ def _stale(game: games.Game, board: Board, ply: int, what: str, done: str) -> Co
         "board mail.", board=board, title=game.title)
 
 
+def without_credentials(words: list[str], user: User) -> tuple[list[str], str, str]:
+    """``USERID [USERID] [PASSWORD] MOVE`` typed out of habit -> the move alone.
+
+    Returns the words left, what an error may quote of the typed words (a
+    password masked) and one sentence for the player, or "" when nothing was
+    dropped.  The reply address proves who sent it, so a password (right or
+    wrong) is not checked, and the player is told it was not needed.
+    """
+    shown = list(words)
+    named = 0
+    while named < len(words) and words[named].lower() == user.userid:
+        named += 1
+    rest = words[named:]
+    if not named or not rest:
+        return words, " ".join(shown), ""
+    notes = []
+    if named > 1:
+        notes.append(f"Your reply named you ({user.userid}) more than once; the move alone is enough.")
+    if len(rest) >= 2:  # the word after the userid stood where the password goes
+        shown[named] = PROVEN
+        rest = rest[1:]
+        notes.append("The password in your reply was not needed and was ignored: the reply address "
+                     "already proves who you are.")
+    return rest, " ".join(shown), " ".join(notes)
+
+
+def already_played(session: Session, board: Board, ply: int, user: User, move: str) -> int | None:
+    """The number of the move that ``move`` (by ``user``) already was, if the board has it
+    as move #ply+1: a reply sent twice, whose first copy was played."""
+    row = session.scalars(select(Move).where(Move.board_id == board.id, Move.ply == ply + 1)).first()
+    seats = [s.seat for s in board.seats if s.user_id == user.id]
+    squash = "".join(move.split()).lower()
+    if row is not None and row.seat in seats and "".join(row.move.split()).lower() == squash:
+        return row.ply
+    return None
+
+
 def command_for(session: Session, token: str, line: str, from_subject: bool, comment: str,
                 sender: str | None = None) -> ReplyCommand:
     """The full command a reply stands for (see the module docstring).
 
     ``sender`` is the mail's From address: the irreversible words need it to
     be one of the player's confirmed addresses (None: not checked, the admin's tool).
+    A refusal once the address is proven carries ``quoted``, the words the
+    player typed, for the error mail to quote (the worker masks passwords).
     """
     user, board, ply = open_reply(session, token)
     try:
+        return _command_for(session, user, board, ply, line, from_subject, comment, sender)
+    except CommandError as exc:
+        exc.quoted = line  # type: ignore[attr-defined]
+        raise
+
+
+def _command_for(session: Session, user: User, board: Board, ply: int, line: str, from_subject: bool,
+                 comment: str, sender: str | None) -> ReplyCommand:
+    try:
         game = games.load_game(board.game)
+    except games.GameUnavailable as exc:
+        raise CommandError(str(exc)) from None
     except games.UnknownGame:
         raise CommandError(f"The game of this board ({board.game}) is not installed here any more") from None
     if from_subject:
         line = strip_subject(line, game, board)
-    words = line.split()
-    if len(words) >= 3 and words[0].lower() == user.userid:
-        words = words[2:]  # "USERID PASSWORD MOVE" typed out of habit: the address proves who it is
+    words, shown, note = without_credentials(line.split(), user)
     if not words:
         raise CommandError(
             f"No move found: type your move on the first line of your reply, above the quoted "
@@ -193,6 +279,12 @@ def command_for(session: Session, token: str, line: str, from_subject: bool, com
         verb, words, rest = rest[0].lower(), rest, rest[1:]
     looking = verb in ("preview", "show", "help")
     if not looking and board.ply != ply:
+        typed = " ".join(words).rstrip("#+")
+        if verb not in (*SERVER_WORDS, *NOT_MOVES) and (number := already_played(session, board, ply, user, typed)) is not None:
+            raise CommandError(
+                f"This same move, {typed}, was already played as move #{number} of {game.title} "
+                f"Board {board.number} (your mail came twice?): it was not played again.",
+                board=board, title=game.title)
         raise _stale(game, board, ply, " ".join(words), "sent" if verb == "chat" else
                      "queued" if verb == "queue" else "played")
     if verb in IRREVERSIBLE and sender is not None and not is_owner(user, sender):
@@ -203,11 +295,11 @@ def command_for(session: Session, token: str, line: str, from_subject: bool, com
             board=board, title=game.title)
     if verb == "chat":
         text = "\n".join(t for t in (" ".join(rest), comment) if t.strip())
-        return ReplyCommand([game.name, "chat", *who], Identity(user.id, board.id), text)
+        return ReplyCommand([game.name, "chat", *who], Identity(user.id, board.id), text, shown, note)
     if verb in ("conditional", "if"):
         # The first line may hold a branch itself ("if C3 then E5"); the lines below it are more.
         first = words if verb == "if" else rest
-        return ReplyCommand([game.name, "conditional", *who, *first], Identity(user.id, board.id), comment)
+        return ReplyCommand([game.name, "conditional", *who, *first], Identity(user.id, board.id), comment, shown, note)
     if verb == "queue":
         out = [game.name, "queue", *who, *rest]
     elif verb == "preview":
@@ -226,4 +318,4 @@ def command_for(session: Session, token: str, line: str, from_subject: bool, com
         if verb not in SERVER_WORDS and "#" not in move.rstrip("#+"):
             move = f"{move[:-1] if move.endswith('#') else move}#{ply + 1}"  # a trailing # is a check mark
         out = [game.name, "move", *who, *move.split()]
-    return ReplyCommand(out, Identity(user.id, board.id), comment)
+    return ReplyCommand(out, Identity(user.id, board.id), comment, shown, note)

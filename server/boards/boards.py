@@ -31,6 +31,8 @@ from server.pictures.cache import make as make_picture
 from server.store.model import Board, Move, Seat, User, utcnow
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from server.commands.base import Context
 
 FIRST_BOARD = 101
@@ -41,6 +43,8 @@ _BOARD_REF = re.compile(r"^([0-9]{1,9})(?:#([0-9]{1,6}))?$")
 def plugin_for(name: str) -> Game:
     try:
         return games.load_game(name)
+    except games.GameUnavailable as exc:
+        raise CommandError(str(exc)) from None
     except games.UnknownGame:
         known = ", ".join(g.name for g in games.available())
         raise CommandError(f"Unknown game {name!r}; the games here are: {known}") from None
@@ -135,21 +139,24 @@ def replay(game: Game, board: Board, moves: list[Move], upto: int | None = None)
     return snapshots.replay(game, board, moves, upto)
 
 
-def apply_state(board: Board, game: Game, state: Any) -> Outcome | None:
-    """Store ``state`` on the board and finish it if the game is over."""
+def apply_state(board: Board, game: Game, state: Any, now: datetime | None = None) -> Outcome | None:
+    """Store ``state`` on the board and finish it if the game is over.
+
+    ``now`` is the time of the change (``pbmserv remind --now T`` runs at T), default the clock.
+    """
     board.state = game.dump(state)
     previous = board.to_move
     board.to_move = game.to_move(state)
     if board.to_move != previous:
-        board.turn_since = utcnow()
+        board.turn_since = now or utcnow()
         board.reminders_sent = 0
     outcome = game.outcome(state)
     if outcome is not None:
-        finish(board, outcome)
+        finish(board, outcome, now)
     return outcome
 
 
-def finish(board: Board, outcome: Outcome) -> None:
+def finish(board: Board, outcome: Outcome, now: datetime | None = None) -> None:
     """End the game: the single place a board finishes, so ratings follow it here.
 
     The ratings change in the caller's transaction (the board's own session),
@@ -157,7 +164,7 @@ def finish(board: Board, outcome: Outcome) -> None:
     """
     board.status = "finished"
     board.to_move = None
-    board.finished_at = utcnow()
+    board.finished_at = now or utcnow()
     board.outcome = {
         "winners": list(outcome.winners),
         "losers": list(outcome.losers),
@@ -317,13 +324,23 @@ def web_link(settings: Settings, board: Board, at: int | None = None) -> str | N
     return f"{settings.web_url.rstrip('/')}/{board.game}/{board.number}" + (f"#{at}" if at is not None else "")
 
 
-def picture(settings: Settings, board: Board, game: Game, state: Any, at: int | None = None) -> list[Picture]:
-    """The board's picture for a mail (an empty list where the game draws none, or pictures are off)."""
+def picture(settings: Settings, board: Board, game: Game, state: Any, at: int | None = None,
+            viewer: int | None = None) -> list[Picture]:
+    """The board's picture for a mail (an empty list where the game draws none, or pictures are off);
+    ``viewer``: drawn from that seat's side (see ``view_of``)."""
     if not settings.pictures:
         return []
     pic = make_picture(game, state, [u.userid for u in seat_users(board)], f"board-{board.number}",
-                       web_link(settings, board, at))
+                       web_link(settings, board, at), view_of(board, game, viewer))
     return [pic] if pic else []
+
+
+def view_of(board: Board, game: Game, viewer: int | None) -> int | None:
+    """The seat a board is drawn from for ``viewer``: theirs, unless the game draws every seat
+    alike or they said ``flip off`` (then None: the first player's side)."""
+    if viewer is None or not getattr(game, "oriented", False) or not seat_users(board)[viewer].flip:
+        return None
+    return viewer
 
 
 def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int | None = None) -> str:
@@ -332,22 +349,30 @@ def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int
     ``moveno`` (default: the board's next move number) is passed to plugins
     that take it, so the board names the same #N as the status line.
     """
+    if viewer is not None and not seat_users(board)[viewer].flip:
+        viewer = None  # "flip off": the board as the first player sees it (render takes the seat for more
+        # than the orientation in some games, so only flip decides here, not ``oriented``)
     return render_state(game, state, bool(board.options.get("compact")), viewer, board.number,
-                        [u.userid for u in seat_users(board)], board.ply + 1 if moveno is None else moveno)
+                        [u.userid for u in seat_users(board)], board.ply + 1 if moveno is None else moveno,
+                        over=board.status != "active")
 
 
 def render_state(game: Game, state: Any, compact: bool, viewer: int | None, number: int | None,
-                 players: list[str] | None, moveno: int) -> str:
-    """The plugin's drawing, passing ``moveno`` only to plugins that take it (a board or a record's position)."""
-    extra = {"moveno": moveno} if _takes_moveno(game) else {}
+                 players: list[str] | None, moveno: int, over: bool = False) -> str:
+    """The plugin's drawing, passing ``moveno`` and ``over`` only to plugins that take them
+    (a board or a record's position); ``over``: ended by the server (resigned, forfeited,
+    agreed), so no player is to move."""
+    extra: dict[str, Any] = {"moveno": moveno} if _takes(game, "moveno") else {}
+    if over and _takes(game, "over"):
+        extra["over"] = True
     return game.render(state, compact=compact, seat=viewer, board=number, players=players, **extra).rstrip("\n")
 
 
 @cache
-def _takes_moveno(game: Game) -> bool:
-    """Whether the plugin's render accepts ``moveno`` (plugins written before it do not)."""
+def _takes(game: Game, parameter: str) -> bool:
+    """Whether the plugin's render accepts ``parameter`` (plugins written before it do not)."""
     try:
-        return "moveno" in inspect.signature(game.render).parameters
+        return parameter in inspect.signature(game.render).parameters
     except (TypeError, ValueError):
         return False
 
@@ -432,14 +457,19 @@ def announce(
         pictures = picture(ctx.settings, board, game, state)
     # The last mail of a finished board carries its game record (server.boards.board_record).
     record = [board_record.attachment(ctx.settings, board, game, moves)] if board.status == "finished" else []
+    # One picture per orientation (two at most): a game that turns the board draws Black's too.
+    views: dict[int | None, list[Picture]] = {None: pictures}
     for user, seat in recipients:
         if not user.active or not user.addresses:
             continue
         note = own_note(board, seat, notes)
         body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment, note,
                           small_print)
+        view = view_of(board, game, seat) if wanted and user.pictures else None
+        if view not in views:
+            views[view] = picture(ctx.settings, board, game, state, viewer=view)
         mail = Mail(to=addresses_of(user), subject=subject, body=body, references=[root], users=[user.userid],
-                    pictures=pictures if user.pictures else [], attachments=list(record))
+                    pictures=views[view] if user.pictures else [], attachments=list(record))
         mails.append(invite(ctx.session, ctx.settings, mail, user, board) if seat is not None else mail)
     if board.status == "finished" and board.tournament_id is not None:
         ended = f"{game.title} Board {board.number} has ended. {status_line(board, game, state)}"

@@ -30,7 +30,7 @@ from server.boards import boards, conditional
 from server.boards.context import Context
 from server.core.errors import CommandError
 from server.mail.replies import Mail
-from server.store.model import Board, Move, Reminder, Seat, User, utcnow
+from server.store.model import Board, Move, Reminder, Seat, User
 
 #: The vote words and what each proposes.
 KINDS = {"propose": "a draw", "undo": "taking back the last move"}
@@ -80,6 +80,7 @@ def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, mo
     """
     new_state = game.play(state, seat, move)
     move = boards.canonical_move(game, state, seat, move, new_state)
+    boards.seat_users(board)[seat].vacation_back = False  # moved since the vacation: forfeits apply again
     boards.record_move(ctx.session, board, seat, move, auto=auto)
     name = boards.seat_users(board)[seat].userid
     for owner, note in conditional.advance(game, board, state, seat, move, name).items():
@@ -95,7 +96,7 @@ def store_move(ctx: Context, board: Board, game: Game, state: Any, seat: int, mo
     else:
         pending.pop("queue", None)
     board.pending = pending
-    boards.apply_state(board, game, new_state)
+    boards.apply_state(board, game, new_state, ctx.now)
     return new_state, move
 
 
@@ -174,10 +175,10 @@ def resign_state(ctx: Context, board: Board, game: Game, state: Any, seat: int, 
     new_state = game.resign(state, seat)
     if new_state is None:
         others = tuple(i for i in range(len(board.seats)) if i != seat)
-        boards.finish(board, Outcome(winners=others, losers=(seat,), reason=reason))
+        boards.finish(board, Outcome(winners=others, losers=(seat,), reason=reason), ctx.now)
         return state
     boards.record_move(ctx.session, board, seat, "resign")
-    boards.apply_state(board, game, new_state)
+    boards.apply_state(board, game, new_state, ctx.now)
     return new_state
 
 
@@ -200,7 +201,7 @@ def resign_now(
     if board.tournament_id is None and not has_moved(ctx, board, seat):
         board.status = "removed"
         board.to_move = None
-        board.finished_at = utcnow()
+        board.finished_at = ctx.now
         board.pending = {}
         headline = f"{user.userid} {verb} before making a move: {game.title} Board {board.number} is removed."
         return boards.announce(ctx, board, game, state, headline, **comment)
@@ -303,7 +304,7 @@ def carry(ctx: Context, board: Board, game: Game, current: dict[str, Any], out: 
     board.vote_since = None
     if current["word"] == "propose":
         # Those still playing share the draw; a seat that resigned earlier stays lost.
-        boards.finish(board, Outcome(winners=(), losers=tuple(sorted(out)), reason="draw by agreement"))
+        boards.finish(board, Outcome(winners=(), losers=tuple(sorted(out)), reason="draw by agreement"), ctx.now)
         return game.load(board.state)
     return take_back(ctx, board, game)
 
@@ -325,7 +326,7 @@ def take_back(ctx: Context, board: Board, game: Game) -> Any:
     ctx.session.execute(delete(Move).where(Move.board_id == board.id, Move.ply == board.ply))
     board.ply -= 1
     state = boards.replay(game, board, boards.moves_of(ctx.session, board))
-    boards.apply_state(board, game, state)
+    boards.apply_state(board, game, state, ctx.now)
     pending = dict(board.pending or {})
     pending.pop("submit", None)  # it was checked against the position now taken back
     board.pending = pending

@@ -45,7 +45,7 @@ from sqlalchemy.orm import Session, object_session, selectinload
 import games
 from server.accounts.accounts import addresses_of
 from server.accounts.reply_address import DIGEST_FOOTER, invite, reply_address
-from server.boards import boards, lifecycle, standings, tournaments
+from server.boards import board_notes, boards, lifecycle, standings, tournaments
 from server.boards.context import Context, Request
 from server.core.config import Settings
 from server.core.errors import CommandError
@@ -79,9 +79,14 @@ def waited_days(now: datetime, since: datetime) -> float:
     return (now - since).total_seconds() / DAY
 
 
-def decide(waited: float, nagtime: float, forfeittime: float) -> tuple[str, int]:
-    """("forfeit", 0), ("remind", period) or ("", 0) for a board waiting ``waited`` days."""
-    if waited >= forfeittime:
+def decide(waited: float, nagtime: float, forfeittime: float, back: bool = False,
+           out_of_time: bool = False) -> tuple[str, int]:
+    """("forfeit", 0), ("remind", period) or ("", 0) for a board waiting ``waited`` days.
+
+    ``back``: the player came back from vacation and has not moved since: reminded, never forfeited.
+    ``out_of_time``: the player has used up the board's total time (``--totaltime``).
+    """
+    if (waited >= forfeittime or out_of_time) and not back:
         return "forfeit", 0
     if waited >= nagtime:
         return "remind", int(waited // nagtime)
@@ -128,11 +133,20 @@ def count_active(session: Session) -> int:
         Board.status == "active", Board.to_move.is_not(None))) or 0
 
 
+def out_of_time(session: Session, board: Board, now: datetime) -> bool:
+    """Has the player to move used up the board's total time (``--totaltime``)?"""
+    if board.totaltime is None or board.to_move is None:
+        return False
+    used = board_notes.time_used(board, boards.moves_of(session, board), now)
+    return used[board.to_move] >= board.totaltime
+
+
 def plan(session: Session, now: datetime, progress: Progress | None = None) -> tuple[int, list[Due]]:
     """Every active board, with its player to move, in one query; returns (checked, due)."""
     query = (
         select(Board.id, Board.game, Board.number, Board.turn_since, Board.nagtime, Board.forfeittime,
-               Board.reminders_sent, User.id, User.userid, User.vacation, User.digest, Board.tournament_id)
+               Board.reminders_sent, User.id, User.userid, User.vacation, User.digest, Board.tournament_id,
+               User.vacation_back, Board.totaltime)
         .join(Seat, and_(Seat.board_id == Board.id, Seat.seat == Board.to_move))
         .join(User, User.id == Seat.user_id)
         .where(Board.status == "active", Board.to_move.is_not(None))
@@ -143,13 +157,14 @@ def plan(session: Session, now: datetime, progress: Progress | None = None) -> t
     pending_tick = 0
     allowance: dict[int, float | None] = {}
     for (board_id, game, number, since, nagtime, forfeittime, sent, user_id, userid, vacation,
-         digest, tournament_id) in session.execute(query).yield_per(5000):
+         digest, tournament_id, back, totaltime) in session.execute(query).yield_per(5000):
         checked += 1
         pending_tick += 1
         if progress and pending_tick >= 1000:
             progress(pending_tick)
             pending_tick = 0
-        kind, period = decide(waited_days(now, since), nagtime, forfeittime)
+        timed_out = totaltime is not None and out_of_time(session, session.get(Board, board_id), now)  # type: ignore[arg-type]
+        kind, period = decide(waited_days(now, since), nagtime, forfeittime, back, timed_out)
         if not kind or (kind == "remind" and period <= sent):
             continue
         if vacation and tournament_id is not None:
@@ -328,7 +343,8 @@ class Reminders:
             return ("forfeit" if waited >= board.forfeittime + extra else ""), 0, user
         if user.vacation or not user.active:
             return "", 0, user
-        kind, period = decide(waited, board.nagtime, board.forfeittime)
+        kind, period = decide(waited, board.nagtime, board.forfeittime,
+                              user.vacation_back, out_of_time(object_session(board), board, self.now))  # type: ignore[arg-type]
         return kind, period, user
 
     def plugin(self, name: str) -> games.Game | None:
@@ -420,7 +436,11 @@ class Reminders:
         seat = board.to_move
         assert seat is not None
         reason = f"{user.userid} forfeited: no move for {days:.0f} days"
-        mails = lifecycle.resign_now(ctx, board, game, seat, user, reason=reason, verb=f"forfeits (no move for {days:.0f} days)")
+        verb = f"forfeits (no move for {days:.0f} days)"
+        if days < board.forfeittime and out_of_time(session, board, self.now):
+            reason = f"{user.userid} forfeited: out of time (more than {board.totaltime:g} days used in all)"
+            verb = f"forfeits (out of time: more than {board.totaltime:g} days used in all)"
+        mails = lifecycle.resign_now(ctx, board, game, seat, user, reason=reason, verb=verb)
         if board.status == "active":
             # Play goes on without the seat: the next player's clock starts
             # at the moment this run stands for, not at the wall clock.
@@ -428,14 +448,16 @@ class Reminders:
             board.reminders_sent = 0
         return mails
 
-    def forfeit_when(self, board: Board) -> str:
+    def forfeit_when(self, board: Board, user: User | None = None) -> str:
+        if user is not None and user.vacation_back:
+            return "only after your next move (you are back from vacation)"
         when = board.turn_since + timedelta(days=board.forfeittime)
         return f"on {when:%Y-%m-%d %H:%M} UTC"
 
     def reminder_mail(self, session: Session, board: Board, game: games.Game, user: User, period: int) -> Mail:
         days = waited_days(self.now, board.turn_since)
         text = render_template("reminder.txt", userid=user.userid, title=game.title, number=board.number,
-                               days=f"{days:.0f}", forfeit_when=self.forfeit_when(board), game=game.name)
+                               days=f"{days:.0f}", forfeit_when=self.forfeit_when(board, user), game=game.name)
         state = game.load(board.state)
         moves = boards.moves_of(session, board)
         shown = boards.board_text(self.settings, board, game, state, moves, "", board.to_move, False)
@@ -459,7 +481,7 @@ class Reminders:
             title = plugin.title if plugin else board.game
             days = waited_days(self.now, board.turn_since)
             lines.append(f"  {title} Board {board.number}: waiting {days:.0f} days; "
-                         f"forfeit {self.forfeit_when(board)}")
+                         f"forfeit {self.forfeit_when(board, user)}")
             address = reply_address(session, self.settings, user, board)
             if address is not None:
                 lines.append(f"    your move, by mail to: {address}")

@@ -50,6 +50,8 @@ def lookup(words: list[str]) -> Lookup:
     if first not in GENERAL:
         try:
             game = games.load_game(first)
+        except games.GameUnavailable as exc:  # installed but broken: never "unknown"
+            return Lookup(None, 1, None, str(exc))
         except games.UnknownGame:
             game = None
         if game is not None:

@@ -40,6 +40,8 @@ class Result:
     pictures: list[Picture] = field(default_factory=list)
     #: Text files attached to the reply to the sender, (filename, text): a game record.
     attachments: list[tuple[str, str]] = field(default_factory=list)
+    #: The text is the server's own fixed text (help): sent whole even to a stranger.
+    fixed: bool = False
 
 
 class Command:

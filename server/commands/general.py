@@ -59,12 +59,16 @@ def games_help() -> str:
 @general
 class Help(Command):
     name = "help"
-    argument_description = "[commands | games | conditional | tournament | GAME]"
-    description = "This help; 'help commands' lists every command, 'help GAME' a game's rules."
+    argument_description = "[commands | games | tutorial | conditional | tournament | GAME]"
+    description = ("This help; 'help commands' lists every command, 'help tutorial' walks through a first "
+                   "game by mail, 'help GAME' a game's rules.")
 
     def process(self, ctx: Context, args: list[str]) -> Result:
+        # Help is the server's own fixed text (nothing of the sender's in it): it goes
+        # out whole even to an address without an account, the very people who need it.
         if not args:
-            return Result(render_template("help.txt", address=ctx.settings.address), subject="pbmserv help")
+            return Result(render_template("help.txt", address=ctx.settings.address), subject="pbmserv help",
+                          fixed=True)
         parts = []
         for topic in args:
             word = topic.lower()
@@ -72,6 +76,8 @@ class Help(Command):
                 parts.append(commands_help())
             elif word == "games":
                 parts.append(games_help())
+            elif word == "tutorial":
+                parts.append(render_template("tutorial.txt", address=ctx.settings.address))
             elif word == "conditional":
                 parts.append(render_template("help_conditional.txt", branches=conditional.MAX_BRANCHES,
                                              depth=conditional.MAX_DEPTH))
@@ -80,12 +86,14 @@ class Help(Command):
             else:
                 try:
                     game = games.load_game(word)
+                except games.GameUnavailable as exc:
+                    raise CommandError(str(exc)) from None
                 except games.UnknownGame:
                     raise CommandError(
                         f"No help on {topic!r}: try 'help', 'help commands', 'help games' or 'help GAME'"
                     ) from None
                 parts.append(game.help())
-        return Result("\n\n".join(parts), subject=f"pbmserv help {' '.join(args)}")
+        return Result("\n\n".join(parts), subject=f"pbmserv help {' '.join(args)}", fixed=True)
 
 
 def waiting_note(user: User) -> str:
@@ -147,10 +155,49 @@ class Change(Command):
 
 
 @general
+class Add(Command):
+    """The original's ``add``: one more address, the others kept (``change address`` replaces them all)."""
+
+    name = "add"
+    argument_description = "USERID PASSWORD ADDRESS ..."
+    description = "Add addresses to your account (the ones it has are kept; a new one is confirmed by mail)."
+    password_args = (1,)
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        if len(args) < 3:
+            raise CommandError("Usage: add USERID PASSWORD ADDRESS ...")
+        user = accounts.authenticate(ctx.session, args[0], args[1])
+        added = accounts.check_addresses(args[2:], ctx.request.sender)
+        have = [a.address for a in user.addresses]
+        wanted = have + [a for a in added if a.lower() not in {h.lower() for h in have}]
+        mails = confirm.set_addresses(ctx.session, ctx.settings, user, wanted, ctx.request.sender, ctx.now)
+        goes = ", ".join(accounts.addresses_of(user)) or "nowhere until an address is confirmed"
+        return Result(f"Mail for {user.userid} now goes to: {goes}{waiting_note(user)}",
+                      subject="pbmserv: address added", mails=mails)
+
+
+@general
+class Echo(Command):
+    """The original's ``echo``: proof that mail reaches the server and its answers come back."""
+
+    name = "echo"
+    argument_description = "[TEXT ...]"
+    description = "Answers with what you wrote: a test that your mail reaches the server and replies come back."
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        said = " ".join(args)
+        text = "pbmserv received your mail" + (f" and read: {said}" if said else "") + "."
+        if ctx.request.comment.strip():
+            text += "\n\nYour mail's text:\n\n" + "\n".join("  " + line for line in ctx.request.comment.splitlines())
+        return Result(text, subject="pbmserv echo")
+
+
+@general
 class Signoff(Command):
     name = "signoff"
+    aliases = ("delete",)  # the original's word for closing an account
     argument_description = "USERID PASSWORD"
-    description = "Close your account; your running games are resigned."
+    description = "Close your account ('delete' is the same); your running games are resigned."
     password_args = (1,)
 
     def process(self, ctx: Context, args: list[str]) -> Result:
@@ -188,8 +235,12 @@ class Vacation(Command):
         user = accounts.authenticate(ctx.session, args[0], args[1])
         back = user.vacation and args[2].lower() == "off"
         user.vacation = args[2].lower() == "on"
+        # Back: reminders resume now, forfeits only after the next move (the original's half-state).
+        user.vacation_back = back or (user.vacation_back and not user.vacation)
         state = "on vacation: no reminders, no forfeits" if user.vacation else "back from vacation"
         text = f"{user.userid} is {state}."
+        if back:
+            text += " Reminders resume; no board is forfeited before your next move."
         if back:
             # The clocks stood still for the vacation: where it is this
             # player's move, the turn starts afresh, a full nag time ahead.

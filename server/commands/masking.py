@@ -30,6 +30,7 @@ from server.accounts.accounts import USERID
 from server.accounts.passwords import verify_password
 from server.commands import describe
 from server.commands.registry import GAME_VERBS, GENERAL
+from server.commands.resolve import resolve
 from server.store.model import Address, Board, User
 
 MASK = "********"
@@ -75,7 +76,9 @@ def secret_words(session: Session, words: list[str], sender: str, refused: bool)
             words[slots[0] - 1].lower() in named
             and all(_password_shaped(words[i]) and words[i].lower() not in keywords() for i in slots)))
     start = prefix
-    if not shaped:
+    if command is None:  # an unknown word: hide what stands in a password's place, not every word
+        secrets |= _unknown_command_secrets(words, prefix, named)
+    elif not shaped:
         boards = _board_numbers(session, words[start:])
         secrets = {w for w in secrets if w.lower() not in keywords()}
         secrets |= {w for w in words[start:] if _password_shaped(w) and w.lower() not in keywords()
@@ -94,6 +97,25 @@ def secret_words(session: Session, words: list[str], sender: str, refused: bool)
             secrets.add(word)
             break
     return secrets
+
+
+def _unknown_command_secrets(words: list[str], prefix: int, named: set[str]) -> set[str]:
+    """The words of a line whose command is unknown that stand where a password would.
+
+    Hiding every word after an unknown one turned ``fetch.2 something`` into
+    ``fetch.2 ********``, an echo that tells the sender nothing.  Hidden are
+    a word after a known userid, and the password slots of the command the
+    unknown word resembles (``singup bob pw12`` as ``signup``); the check
+    against the sender's own password (below) catches the rest.
+    """
+    out = {words[i] for i in range(1, len(words)) if words[i - 1].lower() in named
+           and _password_shaped(words[i]) and words[i].lower() not in keywords()}
+    guess = resolve(words[prefix - 1].lower(), GENERAL if prefix == 1 else GAME_VERBS).suggestion
+    near = (GENERAL if prefix == 1 else GAME_VERBS).get(guess) if guess else None
+    for slot in near.password_args if near is not None else ():
+        if prefix + slot < len(words) and _password_shaped(words[prefix + slot]):
+            out.add(words[prefix + slot])
+    return out
 
 
 def _creates_account(command: object) -> bool:

@@ -11,6 +11,7 @@ from sqlalchemy import exists, func, select
 from games import Game
 from games.digits import is_digits
 from server.accounts import accounts, consent
+from server.accounts.reply_address import seated_sender
 from server.boards import boards, conditional, lifecycle
 from server.commands import game_records, policy
 from server.commands.base import CommandError, Context, Result, authenticate
@@ -19,6 +20,7 @@ from server.commands.resolve import AmbiguousOption, expand_options
 from server.mail import limits
 from server.mail.quota import pictures_for
 from server.mail.replies import board_root
+from server.mail.wrapping import wrap
 from server.store import queries
 from server.store.model import Board, Seat, User
 
@@ -71,7 +73,7 @@ def join_quoted(tokens: list[str]) -> list[str]:
 #: Most boards one ``show USERID`` mails at once.
 SHOW_MAX = 20
 #: The ``--name`` options of a challenge that the server reads (not the game).
-SERVER_OPTIONS = ("nagtime", "forfeittime", "force", "unrated", "record")
+SERVER_OPTIONS = ("nagtime", "forfeittime", "totaltime", "force", "unrated", "record")
 #: Of those, the ones only the admin's ``pbmserv challenge`` may give.
 ADMIN_OPTIONS = ("force", "unrated")
 #: The shortest reminder period: a reminder a day is already more than pbmserv's players wanted.
@@ -122,7 +124,7 @@ class Challenge(GameCommand):
     name = "challenge"
     abbrev = 5
     argument_description = ("USER1 USER2 [USER3] [-OPTION[=VALUE] ...] [--nagtime=DAYS] [--forfeittime=DAYS] "
-                            "[--record[=N]]")
+                            "[--totaltime=DAYS] [--record[=N]]")
     description = ("Start a board at once; USER1 moves first. The body is the first comment. "
                    "--record: from the game record attached (or the body) after its move N (default: all). "
                    "The admin's pbmserv challenge also takes --force (past any policy) and --unrated.")
@@ -139,6 +141,7 @@ class Challenge(GameCommand):
                 title=game.title,
             )
         nagtime, forfeittime = ctx.settings.nagtime, ctx.settings.forfeittime
+        totaltime: float | None = None
         try:
             server_opts = expand_options(server_opts, SERVER_OPTIONS, dashes="--")
         except AmbiguousOption as exc:
@@ -157,23 +160,22 @@ class Challenge(GameCommand):
                 nagtime = parse_days(value, "nagtime")
             elif key == "forfeittime":
                 forfeittime = parse_days(value, "forfeittime")
+            elif key == "totaltime":  # the original's total clock: days each player may use in all
+                totaltime = parse_days(value, "totaltime")
             elif key in ADMIN_OPTIONS and not eq:
                 if not ctx.request.admin:
                     raise CommandError(f"--{key} is for the server's admin (pbmserv challenge) only",
                                        title=game.title)
                 flags.add(key)
             else:
-                raise CommandError(f"Unknown option {opt}; server options are --nagtime=DAYS and --forfeittime=DAYS",
-                                   title=game.title)
+                raise CommandError(f"Unknown option {opt}; server options are --nagtime=DAYS, --forfeittime=DAYS "
+                                   "and --totaltime=DAYS", title=game.title)
         check_timers(nagtime, forfeittime)
         options = game_options(game, game_opts) if record is None else record[0].options
-        users = [accounts.require_user(ctx.session, n) for n in names]
-        if len({u.id for u in users}) != len(users):
-            raise CommandError("A player cannot sit at the same board twice", title=game.title)
-        if "force" not in flags:
-            check_policies(ctx, game, users)
+        users = challenge_users(ctx, game, names, check="force" not in flags)
         board, state = boards.create_board(ctx.session, game, users, options, nagtime, forfeittime,
                                            rated="unrated" not in flags)
+        board.totaltime = totaltime
         comment = ctx.request.comment
         opening = ""
         if record is not None:
@@ -220,21 +222,45 @@ def challenger_name(ctx: Context, first: User | None = None) -> tuple[str, bool]
     return owner.userid, first is not None and owner.id == first.id
 
 
-def check_policies(ctx: Context, game: Game, users: list[User]) -> None:
-    """Refuse a challenge that any seat's policy (in this game) does not allow.
+def challenge_users(ctx: Context, game: Game, names: list[str], check: bool = True) -> list[User]:
+    """The seats of a challenge, or one refusal naming every problem at once.
+
+    Every unknown userid, every player who refuses or is at a limit: the
+    challenger fixes them all in one go, not one mail per problem.
+    """
+    users, problems = [], []
+    for name in names:
+        try:
+            users.append(accounts.require_user(ctx.session, name))
+        except CommandError as exc:
+            problems.append(str(exc))
+    if len({u.id for u in users}) != len(users):
+        problems.append("A player cannot sit at the same board twice")
+    if check:
+        problems += policy_refusals(ctx, game, list({u.id: u for u in users}.values()))
+    if len(problems) == 1:
+        raise CommandError(problems[0], title=game.title)
+    if problems:
+        raise CommandError(f"This {game.title} challenge cannot start:\n"
+                           + "\n".join(f"- {p}" for p in problems), title=game.title)
+    return users
+
+
+def policy_refusals(ctx: Context, game: Game, users: list[User]) -> list[str]:
+    """Why each seat's policy (in this game) does not allow the challenge.
 
     Every seat, the sender's own included: a From can be forged (issue 20).
     Only the unconsented-boards check spares the seat whose own address sent it.
     """
     owner = None if ctx.request.admin else queries.owner_of(ctx.session, ctx.request.sender)
+    out = []
     for user in users:
         reason = policy.refusal(ctx, user, game)
-        if reason:
-            raise CommandError(reason, title=game.title)
-        if ctx.request.admin or (owner is not None and owner.id == user.id):
-            continue
-        if (why := consent.unconsented_refusal(ctx.session, user)) is not None:
-            raise CommandError(why, title=game.title)
+        spared = ctx.request.admin or (owner is not None and owner.id == user.id)
+        why = reason or (None if spared else consent.unconsented_refusal(ctx.session, user))
+        if why:
+            out.append(why)
+    return out
 
 
 class BoardCommand(GameCommand):
@@ -415,12 +441,20 @@ class Show(GameCommand):
         if len(args) > limits.BOARDS_PER_REPLY:
             raise CommandError(f"A show draws at most {limits.BOARDS_PER_REPLY} boards; you named {len(args)}: "
                                "ask for the rest in another show", title=game.title)
-        parts = []
+        parts: list[str] = []
         pictures = []
         drawn = pictures_for(ctx.session, ctx.request.sender)
         board = None
+        missing: list[str] = []  # "show 101 999": 101 is sent, and 999 named as not there
+        found = None
         for ref in args:
-            board, moves, at = boards.board_at(ctx.session, game, ref)
+            try:
+                board_here, moves, at = boards.board_at(ctx.session, game, ref)
+            except CommandError as exc:  # named, and the others still sent
+                missing.append(f"{exc}.")
+                found = exc.board
+                continue
+            board = found = board_here
             if at is None:
                 state = game.load(board.state)
                 head = f"{game.title} Board {board.number}"
@@ -431,15 +465,18 @@ class Show(GameCommand):
                 head = f"{game.title} Board {board.number} as it stood after move #{at}"
                 parts.append(boards.show_text_at(board, game, state, moves[:at], head))
                 pictures += boards.picture(ctx.settings, board, game, state, at) if drawn else []
-        assert board is not None
+        if board is None:  # nothing to show: one refusal naming every reference
+            raise CommandError(" ".join(missing).rstrip("."), board=found if len(args) == 1 else None,
+                               title=game.title)
+        text = ("\n" + "=" * 72 + "\n\n").join(parts)
+        if missing:
+            text = wrap(" ".join(missing)) + "\n\n" + text
         subject = boards.board_subject(board, game) if len(args) == 1 else f"{game.title} boards"
-        result = Result(("\n" + "=" * 72 + "\n\n").join(parts), subject=subject,
+        result = Result(text, subject=subject,
                         references=[board_root(ctx.settings, game.name, board.number)] if len(args) == 1 else [],
                         pictures=pictures)
         if len(args) == 1 and boards.parse_board_ref(args[0])[1] is None:
-            sender = ctx.request.sender.lower()
-            player = next((u for u in boards.seat_users(board)
-                           if sender in (a.lower() for a in accounts.addresses_of(u))), None)
+            player = seated_sender(board, ctx.request.sender)
             result.invite = (player, board) if player is not None else None
         return result
 

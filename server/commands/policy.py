@@ -20,7 +20,7 @@ from games import Game
 from games.digits import is_digits
 from server.accounts import accounts, consent
 from server.commands.base import Command, CommandError, Context, Result
-from server.commands.registry import GameCommand, game_verb, general
+from server.commands.registry import GENERAL, GameCommand, game_verb, general
 from server.mail.wrapping import wrap
 from server.store.model import Board, GamePolicy, Seat, User
 
@@ -91,13 +91,19 @@ def account_policy_text(ctx: Context, user: User) -> str:
             f"{user.userid} has {active_boards(ctx, user)} active boards now.")
 
 
+#: The original's other words for "no limit of my own".
+NO_LIMIT = ("none", "off", "inf", "all")
+#: ``limit ... accept|reject``: the original's way to open or close one's door to challenges.
+POLICY_WORDS = ("accept", "reject")
+
+
 def parse_limit(word: str, title: str | None = None) -> int | None:
-    """``N`` boards, or ``none``/``off`` for no limit."""
-    if word.lower() in ("none", "off"):
+    """``N`` boards, or ``none``/``off``/``inf``/``all`` for no limit."""
+    if word.lower() in NO_LIMIT:
         return None
     if not is_digits(word) or not 0 <= int(word) <= MAX_LIMIT:
-        raise CommandError(f"{word!r}: the limit is a number of boards from 0 to {MAX_LIMIT}, or 'none'",
-                           title=title)
+        raise CommandError(f"{word!r}: the limit is a number of boards from 0 to {MAX_LIMIT}, 'none' (or "
+                           "'inf'), or 'accept'/'reject' to take or refuse challenges", title=title)
     return int(word)
 
 
@@ -134,19 +140,25 @@ class RejectChallenges(GamePolicyCommand):
 @game_verb
 class Limit(GameCommand):
     name = "limit"
-    argument_description = "USERID PASSWORD [N|none]"
-    description = "At most N active boards of this game ('none': no limit); no N: report the setting."
+    argument_description = "USERID PASSWORD [N|none|inf|all|accept|reject]"
+    description = ("At most N active boards of this game ('none', 'inf', 'all': no limit; 'accept'/'reject': "
+                   "take or refuse its challenges); nothing: report the setting.")
     password_args = (1,)
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
         if len(args) not in (2, 3):
-            raise CommandError(f"Usage: {game.name} limit USERID PASSWORD [N|none]", title=game.title)
-        limit = parse_limit(args[2], game.title) if len(args) == 3 else None
+            raise CommandError(f"Usage: {game.name} limit USERID PASSWORD [N|none|inf|all|accept|reject]",
+                               title=game.title)
+        word = args[2].lower() if len(args) == 3 else ""
+        limit = parse_limit(word, game.title) if word and word not in POLICY_WORDS else None
         user = accounts.authenticate(ctx.session, args[0], args[1])
-        if len(args) == 3:
+        if word:
             row = game_policy(ctx, user, game, create=True)
             assert row is not None
-            row.board_limit = limit
+            if word in POLICY_WORDS:
+                row.policy = word
+            else:
+                row.board_limit = limit
             ctx.session.flush()
         return Result(wrap(game_policy_text(ctx, user, game)), subject=f"{game.title}: board limit")
 
@@ -182,17 +194,20 @@ class RejectAll(AccountPolicyCommand):
 @general
 class LimitAll(Command):
     name = "limit"
-    argument_description = "USERID PASSWORD [N|none]"
-    description = (f"At most N active boards across all games ('none': the default, "
-                   f"{consent.DEFAULT_BOARD_LIMIT}); no N: report it.")
+    argument_description = "USERID PASSWORD [N|none|inf|all|accept|reject]"
+    description = (f"At most N active boards across all games ('none', 'inf', 'all': the default, "
+                   f"{consent.DEFAULT_BOARD_LIMIT}; 'accept'/'reject': as those commands); nothing: report it.")
     password_args = (1,)
 
     def process(self, ctx: Context, args: list[str]) -> Result:
         if len(args) not in (2, 3):
-            raise CommandError("Usage: limit USERID PASSWORD [N|none]")
-        limit = parse_limit(args[2]) if len(args) == 3 else None
+            raise CommandError("Usage: limit USERID PASSWORD [N|none|inf|all|accept|reject]")
+        word = args[2].lower() if len(args) == 3 else ""
+        if word in POLICY_WORDS:
+            return GENERAL[word].process(ctx, args[:2])
+        limit = parse_limit(word) if word else None
         user = accounts.authenticate(ctx.session, args[0], args[1])
-        if len(args) == 3:
+        if word:
             user.board_limit = limit
         return Result(wrap(account_policy_text(ctx, user)), subject="pbmserv: board limit")
 
@@ -234,3 +249,13 @@ class Pictures(Switch):
     flag = "pictures"
     said = ("{userid} now gets board mails without pictures (the text board only).",
             "{userid} now gets a picture of the board in every board mail.")
+
+
+@general
+class Flip(Switch):
+    name = "flip"
+    description = ("On (the default): boards are drawn from your side (Black at the bottom for Black, your "
+                   "own TriMac army nearest); off: always from the first player's side.")
+    flag = "flip"
+    said = ("{userid} now sees every board from the first player's side.",
+            "{userid} now sees each board from their own side.")

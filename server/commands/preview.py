@@ -66,7 +66,7 @@ def outcome_line(game: Game, state: Any, label: Any) -> str:
 class Preview(GameCommand):
     name = "preview"
     abbrev = 4
-    argument_description = "BOARD[#N] MOVE ... | new [-OPTION[=VALUE] ...] MOVE ... | record [#N]"
+    argument_description = "BOARD[#N] MOVE ... | new [NUMPLAYERS] [-OPTION[=VALUE] ...] MOVE ... | record [#N]"
     description = ("What-if: plays the moves on a copy and mails the result to you only; nothing is stored. "
                    "'record': the game record attached (or the body), move by move or after #N.")
 
@@ -144,9 +144,15 @@ class Preview(GameCommand):
         return Result("\n\n".join(p for p in parts if p) + "\n", subject=f"{game.title} Preview record")
 
     def new_board(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        players = game.players
+        if args and args[0].isdigit() and len(args[0]) <= 2:  # the original's "preview new NUMPLAYERS ..."
+            players = int(args.pop(0))
+            if players != game.players:
+                raise CommandError(f"{game.title} is played by {game.players} players, not {players}",
+                                   title=game.title)
         options = game_options(game, [a for a in args if a.startswith("-")])
         wanted = split_moves([a for a in args if not a.startswith("-")])
-        state = game.start(options, game.players)
+        state = game.start(options, players)
 
         def label(st: Any, seat: int) -> str:
             names = game.seat_names(st)
@@ -168,13 +174,16 @@ class PreviewAnyGame(Command):
 
     name = "preview"
     abbrev = 4
-    argument_description = "new GAME [-OPTION[=VALUE] ...] MOVE ... | GAME BOARD[#N] MOVE ..."
+    argument_description = "new GAME [NUMPLAYERS] [-OPTION[=VALUE] ...] MOVE ... | GAME BOARD[#N] MOVE ..."
     description = "Same as 'GAME preview ...', for those who name the game second."
 
     def process(self, ctx: Context, args: list[str]) -> Result:
         if len(args) >= 2 and args[0].lower() == "new":
             game = boards.plugin_for(args[1])
             return GAME_VERBS["preview"].run(ctx, game, ["new", *args[2:]])
+        if len(args) >= 3 and args[1].lower() == "new":  # "preview GAME new ...": the game first, as in GAME preview
+            game = boards.plugin_for(args[0])
+            return GAME_VERBS["preview"].run(ctx, game, args[1:])
         if len(args) >= 2:
             game = boards.plugin_for(args[0])
             return GAME_VERBS["preview"].run(ctx, game, args[1:])

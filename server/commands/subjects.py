@@ -29,3 +29,16 @@ def canonical_words(words: list[str]) -> list[str]:
         if lowered[start:end] == title and len(words) > end and (start == 0 or lowered[end] == "board"):
             return [name, *words[end:]]
     return words
+
+
+def names_a_board(words: list[str]) -> bool:
+    """Does the line start like a board mail's subject (``[New] TITLE Board ...``)?
+
+    A reply's subject in that form is a reply even where the title is also
+    the game's command word (``Interweave Board 101 carol f8xh4#6``): read as
+    a full command, the move would sit in the password's place.
+    """
+    lowered = [w.lower() for w in words]
+    start = 1 if lowered[:1] == ["new"] else 0
+    return any(lowered[start:start + len(title)] == title and lowered[start + len(title):][:1] == ["board"]
+               for title, _ in _titles())

@@ -13,8 +13,10 @@ DEFAULT_DATABASE_URL = "sqlite:///pbmserv.db"
 
 
 def parse_hostport(text: str, default_port: int) -> tuple[str, int]:
-    """``host:port``, ``host`` or ``[v6]:port`` into a pair."""
+    """``host:port``, ``host``, ``port`` or ``[v6]:port`` into a pair (a bare number is a port on 127.0.0.1)."""
     text = text.strip()
+    if text.isdigit():
+        return "127.0.0.1", int(text)
     if text.startswith("["):
         host, _, rest = text[1:].partition("]")
         port = rest.lstrip(":")
@@ -131,6 +133,8 @@ class Settings:
     #: Characters that start the tag of a plus-address (``pbmserv+TAG@...``),
     #: as Postfix's ``recipient_delimiter``; reply addresses use the first.
     recipient_delimiter: str = "+"
+    #: The admin's text under every mail (the original's advertisement file; ``--footer-file``).
+    footer: str = ""
 
     @property
     def address(self) -> str:

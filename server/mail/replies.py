@@ -49,6 +49,9 @@ class Mail:
     pictures: list[Picture] = field(default_factory=list)
     #: Text files attached below the message, (filename, text): a game record (server.boards.board_record).
     attachments: list[tuple[str, str]] = field(default_factory=list)
+    #: The body is the server's own fixed text (help), nothing a sender chose: a
+    #: stranger gets it whole (the stranger cap is for attacker-chosen text).
+    fixed: bool = False
 
 
 def board_root(settings: Settings, game: str, number: int) -> str:
@@ -188,7 +191,9 @@ def queue(session: Session, settings: Settings, mail: Mail) -> Outbox | None:
     if not recipients:
         return None
     mail.to = recipients
-    mail.body = short_for_stranger(mail.body) if strangers else cut(mail.body)
+    if settings.footer:  # the admin's footer, as a signature: replies quoting it are read without it
+        mail.body = mail.body.rstrip("\n") + "\n\n-- \n" + settings.footer + "\n"
+    mail.body = short_for_stranger(mail.body) if strangers and not mail.fixed else cut(mail.body)
     if strangers:
         mail.pictures = []  # no images for an address without an account: short means short
     row = Outbox(

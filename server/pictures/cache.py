@@ -109,7 +109,7 @@ def spec_png(spec: dict[str, Any]) -> bytes:
         made = _CACHE.get(key)  # the other mails of the same move: drawn once
         if made is None:
             game = games.load_game(spec["game"])
-            made = _drawn(key, game, game.load(spec["state"]), spec.get("players"))
+            made = _drawn(key, game, game.load(spec["state"]), spec.get("players"), spec.get("seat"))
     except Exception:
         log.exception("board picture of %s could not be drawn; a blank one is sent", spec.get("game"))
         made = None
@@ -122,18 +122,28 @@ def _blank_png() -> bytes:
     return out.getvalue()
 
 
-def drawing_png(game: Game, state: Any, players: list[str] | None) -> tuple[bytes, str] | None:
-    """(PNG, alt text) of ``state``, or None when the game draws no picture."""
-    key = spec_key({"game": game.name, "state": game.dump(state), "players": players})
+def _spec(game: Game, state: Any, players: list[str] | None, seat: int | None) -> dict[str, Any]:
+    """What the deliverer needs to draw a picture (the seat only when it is seen from one side)."""
+    spec: dict[str, Any] = {"game": game.name, "state": game.dump(state), "players": players}
+    if seat is not None:
+        spec["seat"] = seat
+    return spec
+
+
+def drawing_png(game: Game, state: Any, players: list[str] | None,
+                seat: int | None = None) -> tuple[bytes, str] | None:
+    """(PNG, alt text) of ``state`` (seen from ``seat``), or None when the game draws no picture."""
+    key = spec_key(_spec(game, state, players, seat))
     hit = _CACHE.get(key)
     if hit is not None:
         _CACHE.move_to_end(key)
         return hit
-    return _drawn(key, game, state, players)
+    return _drawn(key, game, state, players, seat)
 
 
-def _drawn(key: str, game: Game, state: Any, players: list[str] | None) -> tuple[bytes, str] | None:
-    drawing = game.draw(state, None, players)
+def _drawn(key: str, game: Game, state: Any, players: list[str] | None,
+           seat: int | None = None) -> tuple[bytes, str] | None:
+    drawing = game.draw(state, seat, players)
     if drawing is None:
         return None
     made = (to_png(drawing), drawing.title)
@@ -143,14 +153,15 @@ def _drawn(key: str, game: Game, state: Any, players: list[str] | None) -> tuple
     return made
 
 
-def make(game: Game, state: Any, players: list[str] | None, name: str, link: str | None = None) -> Picture | None:
-    """The picture of ``state`` for a mail, to be drawn by the deliverer; ``name`` makes its file
-    name (e.g. "board-101").  Only the drawing's title (the alt text) is made here."""
-    spec = {"game": game.name, "state": game.dump(state), "players": players}
+def make(game: Game, state: Any, players: list[str] | None, name: str, link: str | None = None,
+         seat: int | None = None) -> Picture | None:
+    """The picture of ``state`` (seen from ``seat``) for a mail, to be drawn by the deliverer;
+    ``name`` makes its file name (e.g. "board-101").  Only the drawing's title (the alt text) is made here."""
+    spec = _spec(game, state, players, seat)
     hit = _CACHE.get(spec_key(spec))
     if hit is not None:
         return Picture(None, hit[1], f"{game.name}-{name}.png", link, spec)
-    drawing = game.draw(state, None, players)
+    drawing = game.draw(state, seat, players)
     if drawing is None:
         return None
     return Picture(None, drawing.title, f"{game.name}-{name}.png", link, spec)

@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 
 import click
 from sqlalchemy import func, select
@@ -22,12 +23,10 @@ from server.core.config import DEFAULT_DATABASE_URL, Settings
 from server.mail.quota import sent_last_hour
 from server.mail.replies import queue
 from server.processes import cli_tournaments
+from server.processes.cli_games import cli_game
+from server.processes.exit_codes import EX_CONFIG, EX_DATAERR, EX_TEMPFAIL, Failure
 from server.store.database import Database
 from server.store.model import Board, Inbound, Outbox, User, utcnow
-
-EX_TEMPFAIL = 75
-EX_DATAERR = 65
-EX_CONFIG = 78
 
 
 def safe_url(url: str) -> str:
@@ -49,6 +48,8 @@ def explain(exc: BaseException, settings: Settings | None) -> tuple[int, str]:
     url = safe_url(settings.database_url) if settings else "the database"
     if isinstance(exc, MailConfigError):  # a mailbox setting, login or certificate: the admin must act
         return EX_CONFIG, str(exc)
+    if isinstance(exc, Failure):
+        return exc.code, str(exc)
     if isinstance(exc, CommandError | games.GameError):
         return 1, str(exc).splitlines()[0]
     if isinstance(exc, ArgumentError | NoSuchModuleError):
@@ -78,15 +79,6 @@ class Main(click.Group):
             ctx.exit(code)
 
 
-def cli_game(name: str) -> games.Game:
-    """The game, or a usage error that lists the games."""
-    try:
-        return games.load_game(name)
-    except games.UnknownGame:
-        known = ", ".join(g.name for g in games.available())
-        raise click.ClickException(f"unknown game {name!r}; games: {known}") from None
-
-
 class App:
     """What the subcommands share: settings, and the database opened on demand."""
 
@@ -97,10 +89,54 @@ class App:
 
     @property
     def db(self) -> Database:
+        """The database, created (and migrated) on first use, as ``serve`` does."""
         if self._db is None:
+            check_folder(self.settings.database_url)
             self._db = Database(self.settings.database_url, self.settings.busy_timeout)
             self._db.upgrade()
         return self._db
+
+    @property
+    def existing_db(self) -> Database:
+        """The database for a command that only reads: never an empty one made in passing."""
+        path = sqlite_file(self.settings.database_url)
+        check_folder(self.settings.database_url)
+        if self._db is None and path is not None and not path.exists():
+            raise Failure(EX_CONFIG, f"no database at {path} (give --database-url, or create it with "
+                                     "pbmserv db upgrade)")
+        return self.db
+
+
+def require_games() -> None:
+    """A server with no game answers every player that their game does not exist: do not start one."""
+    if not games.available():
+        broken = "; ".join(f"{name}: {why}" for name, why in sorted(games.unavailable().items()))
+        raise Failure(EX_CONFIG, "no game plugin could be loaded, so no game could be played: "
+                                 + (broken or "none is installed (pip install the package that has them)"))
+
+
+def check_folder(url: str) -> None:
+    """A SQLite file in a directory that does not exist: permanent until the admin acts (78, not 75)."""
+    path = sqlite_file(url)
+    if path is not None and not path.parent.is_dir():
+        raise Failure(EX_CONFIG, f"no directory {path.parent} for the database {path} "
+                                 "(create it, or give --database-url)")
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL (None for other databases and in-memory ones)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None
+    if not parsed.drivername.startswith("sqlite") or parsed.database in (None, "", ":memory:"):
+        return None
+    if parsed.database.startswith("file:"):
+        return None  # a URI filename: SQLite's own rules
+    return Path(parsed.database).absolute()
 
 
 pass_app = click.make_pass_decorator(App)
@@ -202,6 +238,9 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               help="Public base URL of 'pbmserv web'; board mails then link to the board's page.")
 @click.option("--pictures/--no-pictures", envvar="PBMSERV_PICTURES", default=True, show_default=True,
               help="A picture of the board in board mails (players may still turn theirs off).")
+@click.option("--footer-file", envvar="PBMSERV_FOOTER_FILE", default=None,
+              type=click.Path(exists=True, dir_okay=False, readable=True),
+              help="A text put under every mail the server sends (the original's advertisement file).")
 @click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
 @click.pass_context
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None,
@@ -214,7 +253,7 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
          unknown_backlog: int, unknown_per_minute: int,
          outbound_per_hour: int, outbound_strangers_per_hour: int, replies_per_day: int, stranger_replies_per_day: int,
          recipient_delimiter: str, address_proof: str, trusted_authserv: str | None,
-         web_url: str | None, pictures: bool, verbose: int) -> None:
+         web_url: str | None, pictures: bool, footer_file: str | None, verbose: int) -> None:
     """pbmserv: a play-by-email game server."""
     from server.mail.tokens import RedactFilter
 
@@ -240,7 +279,28 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
                            recipient_delimiter=recipient_delimiter or "+", web_url=web_url,
                            address_proof=address_proof, trusted_authserv=trusted_authserv,
                            pictures=pictures, mail_from=mail_from, imap=imap, imap_done=imap_done,
-                           imap_poll=imap_poll), verbose)
+                           imap_poll=imap_poll, footer=read_footer(footer_file)), verbose)
+
+
+
+#: The longest footer: a few lines under every mail, not a second body.
+FOOTER_CHARS = 1000
+
+
+def read_footer(path: str | None) -> str:
+    """The admin's footer, wrapped to 78 columns like every reply line."""
+    if path is None:
+        return ""
+    from server.mail.wrapping import wrap
+
+    try:
+        text = Path(path).read_text(encoding="utf-8").strip("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"{path}: {exc}", param_hint="--footer-file") from None
+    if len(text) > FOOTER_CHARS:
+        raise click.BadParameter(f"{path}: {len(text)} characters; a footer has at most {FOOTER_CHARS}",
+                                 param_hint="--footer-file")
+    return wrap(text)
 
 
 @main.command()
@@ -262,6 +322,7 @@ def serve(app: App, lmtp: bool, workers: int | None) -> None:
     root.setLevel(min(root.level, logging.INFO))
     app.settings.lmtp = lmtp
     app.settings.workers = (os.cpu_count() or 1) if workers is None else workers
+    require_games()
     try:
         host, port = app.settings.listen_hostport
     except ValueError:
@@ -312,6 +373,11 @@ def process(app: App, sender: str | None, recipient: str | None) -> None:
     from server.mail.outbox import Deliverer
     from server.processes.worker import Worker
 
+    try:
+        require_games()
+    except Failure as exc:  # the MTA keeps the mail (75) until the games are back
+        click.echo(f"pbmserv: {exc}", err=True)
+        sys.exit(EX_TEMPFAIL)
     raw = sys.stdin.buffer.read()
     if len(raw) > app.settings.max_size:
         click.echo(f"message of {len(raw)} bytes is over the limit of {app.settings.max_size}", err=True)
@@ -377,6 +443,7 @@ def db_upgrade(app: App) -> None:
     """Create or migrate the schema to the newest revision."""
     from server.store.database import current_revision
 
+    check_folder(app.settings.database_url)
     db = Database(app.settings.database_url, app.settings.busy_timeout)
     before = current_revision(db.engine)
     db.upgrade()
@@ -390,8 +457,9 @@ def db_upgrade(app: App) -> None:
         click.echo(f"schema already current (revision {after}) in {where}")
 
 
-def admin_command(app: App, words: list[str]) -> str:
+def admin_command(app: App, words: list[str], read_only: bool = False) -> str:
     """Run a mail command as the admin, in one transaction, queueing its mails."""
+    db = app.existing_db if read_only else app.db
 
     def work(session):  # type: ignore[no-untyped-def]
         request = Request(words=words, line=" ".join(words), sender=app.settings.address, admin=True)
@@ -402,7 +470,7 @@ def admin_command(app: App, words: list[str]) -> str:
         return result.text
 
     try:
-        return app.db.run(work)
+        return db.run(work)
     except (CommandError, games.GameError) as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -462,7 +530,7 @@ def user_add(app: App, userid: str, password: str, addresses: tuple[str, ...]) -
 @pass_app
 def user_list(app: App) -> None:
     """Every account with its addresses."""
-    with app.db.transaction() as session:
+    with app.existing_db.transaction() as session:
         for u in session.scalars(select(User).order_by(User.userid)):
             flags = ("" if u.active else " [closed]") + (" [vacation]" if u.vacation else "")
             click.echo(f"{u.userid:<20} {', '.join(a.address for a in u.addresses)}{flags}")
@@ -499,10 +567,11 @@ def game_list(app: App, name: str | None, show_all: bool) -> None:
     """Boards of one game or of all games."""
     from server.boards import boards
 
-    with app.db.transaction() as session:
+    wanted = cli_game(name).name if name else None
+    with app.existing_db.transaction() as session:
         query = select(Board).order_by(Board.game, Board.number)
-        if name:
-            query = query.where(Board.game == cli_game(name).name)
+        if wanted:
+            query = query.where(Board.game == wanted)
         if not show_all:
             query = query.where(Board.status == "active")
         for b in session.scalars(query):
@@ -518,7 +587,7 @@ def game_list(app: App, name: str | None, show_all: bool) -> None:
 @pass_app
 def game_show(app: App, name: str, number: int) -> None:
     """A board with its whole move list."""
-    click.echo(admin_command(app, [cli_game(name).name, "show", str(number)]))
+    click.echo(admin_command(app, [cli_game(name).name, "show", str(number)], read_only=True))
 
 
 @game.command("export")
@@ -558,7 +627,7 @@ def outbox() -> None:
 @pass_app
 def outbox_list(app: App, status: str) -> None:
     """Outgoing mail by status."""
-    with app.db.transaction() as session:
+    with app.existing_db.transaction() as session:
         query = select(Outbox).order_by(Outbox.id)
         if status != "all":
             query = query.where(Outbox.status == status)
@@ -598,7 +667,7 @@ def inbound() -> None:
 @pass_app
 def inbound_list(app: App, status: str) -> None:
     """Stored messages by status (default: the ones set aside)."""
-    with app.db.transaction() as session:
+    with app.existing_db.transaction() as session:
         query = select(Inbound).order_by(Inbound.id)
         if status != "all":
             query = query.where(Inbound.status == status)
@@ -679,7 +748,7 @@ def _queue_status(app: App) -> None:
             return f"{seconds} s"
         return f"{seconds // 60} min" if seconds < 7200 else f"{seconds // 3600} h"
 
-    with app.db.transaction() as session:
+    with app.existing_db.transaction() as session:
         def count(model, *where):  # type: ignore[no-untyped-def]
             return session.scalar(select(func.count()).select_from(model).where(*where))
 

@@ -13,6 +13,8 @@ from sqlalchemy import select
 
 import games
 from server.core.config import parse_hostport
+from server.processes.cli_games import cli_game
+from server.processes.exit_codes import EX_CONFIG, EX_TEMPFAIL, Failure
 from server.store.model import Board, User
 
 
@@ -30,10 +32,7 @@ def draw(app, game: str, board: str, out: Path, moves: str, options: tuple[str, 
     from server.pictures.draw_png import to_png
     from server.pictures.draw_svg import to_svg
 
-    try:
-        plugin = games.load_game(game)
-    except games.UnknownGame:
-        raise click.ClickException(f"Unknown game {game!r}") from None
+    plugin = cli_game(game)
     players: list[str] | None = None
     try:
         if board.lower() == "new":
@@ -51,7 +50,7 @@ def draw(app, game: str, board: str, out: Path, moves: str, options: tuple[str, 
                 st = plugin.load(row.state) if at is None else boards.replay(plugin, row, stored, at)
                 return st, [u.userid for u in boards.seat_users(row)]
 
-            state, players = app.db.run(work)
+            state, players = app.existing_db.run(work)
         for move in moves.split():
             seat = plugin.to_move(state)
             if seat is None:
@@ -89,12 +88,34 @@ def web(app, bind: str, workers: int) -> None:  # type: ignore[no-untyped-def]
         import uvicorn
     except ImportError:
         raise click.ClickException("pbmserv web needs the web extra: pip install 'pbmserv[web]'") from None
+    try:
+        host, port = parse_hostport(bind, 8080)
+    except ValueError:
+        raise click.BadParameter(f"{bind!r}: give host:port, host or port", param_hint="--bind") from None
+    check_bind(host, port)
     app.db  # noqa: B018 - create and migrate the database first, as serve does
-    host, port = parse_hostport(bind, 8080)
     os.environ["PBMSERV_DATABASE_URL"] = app.settings.database_url
     click.echo(f"pbmserv web pages on http://{host}:{port}/ ; Ctrl-C stops it", err=True)
     uvicorn.run("server.processes.cli_pictures:asgi_app", factory=True, host=host, port=port, workers=workers,
                 proxy_headers=True, log_level="warning")
+
+
+def check_bind(host: str, port: int) -> None:
+    """Fail before the banner when the address cannot be listened on (in use, not ours).
+
+    uvicorn binds after the banner and exits on its own log line; the admin
+    saw "web pages on ..." above an error.  The socket is closed at once
+    and uvicorn binds again (SO_REUSEADDR): the gap is a few milliseconds.
+    """
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        socket.create_server((host, port), family=family).close()
+    except OSError as exc:
+        code = EX_TEMPFAIL if exc.errno == errno.EADDRINUSE else EX_CONFIG  # in use: may free up
+        raise Failure(code, f"cannot serve the web pages on {host}:{port}: {exc.strerror or exc}") from None
 
 
 def asgi_app():  # type: ignore[no-untyped-def]

@@ -28,11 +28,17 @@ from sqlalchemy.orm import Session
 import games
 from games.digits import is_digits
 from server.accounts import confirm
-from server.accounts.reply_address import REPLY_VERBS, command_for, invite, reply_token
+from server.accounts.reply_address import (
+    REPLY_VERBS,
+    command_for,
+    invite,
+    invite_sender,
+    reply_token,
+)
 from server.accounts.throttle import AUTHENTICATED_KEY, SENDER_KEY
 from server.commands import CommandError, Context, Request, Result, describe, dispatch
 from server.commands.masking import log_line, mask_words, scrub, secret_words
-from server.commands.subjects import canonical_words
+from server.commands.subjects import canonical_words, names_a_board
 from server.core.config import Settings
 from server.mail import limits
 from server.mail.authresults import from_authenticated
@@ -41,10 +47,10 @@ from server.mail.inbound import slim
 from server.mail.parse import ParsedMail, parse_message
 from server.mail.quota import clip_words, is_stranger, quote_for_stranger
 from server.mail.replies import Mail, board_root, queue
-from server.mail.wrapping import wrap_indented
+from server.mail.wrapping import wrap, wrap_indented
 from server.pictures.cache import Picture, wanted_by
 from server.store.database import Backoff, Database, worker_name
-from server.store.model import Inbound, utcnow
+from server.store.model import Board, Inbound, utcnow
 from server.store.resources import render_template
 
 log = logging.getLogger("pbmserv.worker")
@@ -100,6 +106,15 @@ def refuse_internal_errors() -> Iterator[None]:
     except Exception as exc:
         log.exception("a command failed with an internal error; it is refused and the mail goes on")
         raise CommandError(INTERNAL_ERROR.format(kind=type(exc).__name__)) from exc
+def error_board_row(session: Session, words: list[str], exc: Exception) -> Board | None:
+    """The stored board a refused line is about, if it names one that exists."""
+    board = getattr(exc, "board", None)
+    if board is not None:
+        return board
+    _, name, number = _error_board(words, exc)
+    if name is None or number is None:
+        return None
+    return session.scalars(select(Board).where(Board.game == name, Board.number == number)).first()
 
 
 def error_subject(words: list[str], exc: Exception) -> str:
@@ -114,6 +129,10 @@ def error_references(settings: Settings, words: list[str], exc: Exception) -> li
     """The board's References root, so an error about a board threads with its mail."""
     _, name, number = _error_board(words, exc)
     return [board_root(settings, name, number)] if name and number is not None else []
+
+
+#: What a mail with no command line at all is told (in full: templates/no_command.txt).
+NO_COMMAND = "Your mail held no command."
 
 
 class Worker:
@@ -349,7 +368,7 @@ class Worker:
                                      if result[1].attachments else {})}]
         row.commands_done = index + 1
         last = index + 1 >= max(1, len(parsed.commands))
-        if not parsed.multiple:
+        if not parsed.multiple or not parsed.commands:  # a mail with no command: its own plain answer
             if result[2]:
                 queue(session, self.settings, result[2])
         elif last:
@@ -369,15 +388,18 @@ class Worker:
         if line is None and parsed.reply_token:
             line = ""  # command_for says what a reply lacks, once its address is checked
         if line is None:
-            reason = "No command found: put one command in the Subject, or one a line in the body with an empty Subject."
-            return "", StepResult(False, reason, "pbmserv Error", []), self._error_mail(parsed, "(none)", reason, "pbmserv Error")
+            reason = NO_COMMAND
+            mail = Mail(to=[parsed.reply_to], subject="pbmserv Error", body=render_template("no_command.txt"),
+                        in_reply_to=parsed.message_id or None)
+            return "", StepResult(False, reason, "pbmserv Error", []), mail
         words = canonical_words(line.split())
         # A reply to play, unless the player typed a whole command (then it is
         # that command, password and all, as if mailed to the bare address).
         # Judged on the words as typed: the subject-edit form ("Re: TITLE Board N MOVE"),
         # which canonical_words makes a full command, is a reply's subject here.
         typed = line.split()
-        by_reply = bool(parsed.reply_token) and (describe(typed)[0] is None or typed[0].lower() in REPLY_VERBS)
+        by_reply = bool(parsed.reply_token) and (describe(typed)[0] is None or typed[0].lower() in REPLY_VERBS
+                                                 or (parsed.from_subject and names_a_board(typed)))
         # Nothing a reply says is quoted before its address is checked: it may hold a password.
         checked = not by_reply
         # The From address, not the Reply-To (which anyone sets to the victim's): for the guess throttle.
@@ -385,30 +407,41 @@ class Worker:
         session.info[AUTHENTICATED_KEY] = parsed.from_authenticated
         try:
             with session.begin_nested(), refuse_internal_errors():
+                identity, comment, rewritten = None, parsed.comment, None
                 if parsed.over_budget is not None and line:
                     raise CommandError(parsed.over_budget)
-                identity, comment = None, parsed.comment
                 if by_reply:  # the same command, proven by the reply address instead of a password
                     assert parsed.reply_token is not None
-                    reply = command_for(session, parsed.reply_token, line, parsed.from_subject, comment,
-                                        sender=parsed.from_address)
-                    words, identity, comment = reply.words, reply.identity, reply.comment
+                    rewritten = command_for(session, parsed.reply_token, line, parsed.from_subject, comment,
+                                            sender=parsed.from_address)
+                    words, identity, comment = rewritten.words, rewritten.identity, rewritten.comment
                     checked = True
                 request = Request(words=words, line=line, sender=parsed.reply_to, comment=comment,
                                   message_id=parsed.message_id, identity=identity, document=parsed.document)
                 ctx = Context(session=session, settings=self.settings, request=request, now=utcnow())
                 result = dispatch(ctx, words)
+                if rewritten is not None and rewritten.note:
+                    self._add_note(parsed, result, rewritten.note)
                 sender_copy = self._queue_mails(session, parsed, result)
         except (CommandError, games.GameError) as exc:
             aftermath = getattr(exc, "aftermath", None)
             for mail in aftermath(session) if aftermath else []:
                 queue(session, self.settings, mail)
             secrets = secret_words(session, words, parsed.reply_to, refused=True)
-            shown = mask_words(words, secrets) if checked else "(a reply to a board mail)"
+            # A reply is quoted as the player typed it, not as the command it was read as.
+            typed_words = rewritten.shown.split() if rewritten is not None else words
+            quoted = getattr(exc, "quoted", None)  # refused by command_for, once its address was proven
+            if quoted is not None and quoted.strip():
+                typed_words, checked = quoted.split(), True
+                secrets |= secret_words(session, typed_words, parsed.reply_to, refused=True)
+            shown = mask_words(typed_words, secrets) if checked else "(a reply to a board mail)"
             reason = scrub(str(exc), secrets)
             subject, refs = error_subject(words, exc), error_references(self.settings, words, exc)
-            return (shown, StepResult(False, reason, subject, refs),
-                    self._error_mail(parsed, shown, reason, subject, refs, session))
+            mail = self._error_mail(parsed, shown, reason, subject, refs, session)
+            board = None if parsed.multiple else error_board_row(session, words, exc)
+            if board is not None:  # replying to the error with the corrected move just works
+                mail = invite_sender(session, self.settings, mail, parsed.reply_to, board)
+            return shown, StepResult(False, reason, subject, refs), mail
         shown = mask_words(words, secret_words(session, words, parsed.reply_to, refused=False))
         pictures = result.pictures if result.pictures and wanted_by(session, [parsed.reply_to]) else []
         # Files for the sender: the command's own, and those of a mail to the sender that a
@@ -422,10 +455,20 @@ class Worker:
             return shown, outcome, None
         reply = Mail(to=[parsed.reply_to], subject=result.subject, body=result.text,
                      in_reply_to=parsed.message_id or None, references=result.references, pictures=pictures,
-                     attachments=files)
+                     attachments=files, fixed=result.fixed)
         if result.invite is not None and not parsed.multiple:
             invite(session, self.settings, reply, *result.invite)
         return shown, outcome, reply
+
+    @staticmethod
+    def _add_note(parsed: ParsedMail, result: Result, note: str) -> None:
+        """Put ``note`` (about the sender's own words) at the top of what the sender alone gets."""
+        text = wrap(note) + "\n\n"
+        result.text = text + result.text
+        sender = parsed.reply_to.lower()
+        for mail in result.mails:
+            if sender in (a.lower() for a in mail.to) and len(mail.to) == 1:
+                mail.body = text + mail.body
 
     def _queue_mails(self, session: Session, parsed: ParsedMail, result: Result) -> bool:
         """Queue the command's mails; True when one of them already goes to the sender."""

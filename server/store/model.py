@@ -23,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -57,6 +58,10 @@ class User(Base):
     digest: Mapped[bool] = mapped_column(Boolean, default=False)
     #: Board pictures (an inline PNG in the HTML part) in this user's board mail.
     pictures: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    #: The board drawn from this player's own side (Black at the bottom for Black): ``flip on|off``.
+    flip: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    #: Back from vacation and not yet moved: reminded again, but not forfeited until the next move.
+    vacation_back: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: Challenge policy: "accept" (default) or "reject"; limit caps active boards.
     challenge_policy: Mapped[str] = mapped_column(String(10), default="accept")
     board_limit: Mapped[int | None] = mapped_column(Integer, nullable=True)
@@ -109,6 +114,8 @@ class Board(Base):
     pending: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     nagtime: Mapped[float] = mapped_column(Float, default=7.0)
     forfeittime: Mapped[float] = mapped_column(Float, default=21.0)
+    #: Days each player may use in all (``--totaltime``; None: no total clock), counted from the move times.
+    totaltime: Mapped[float | None] = mapped_column(Float, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     #: When the player to move got the move: reminders and forfeits count from here.
     turn_since: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -108,6 +108,8 @@ def page(title: str, body: str) -> HTMLResponse:
 def plugin(name: str) -> games.Game | None:
     try:
         return games.load_game(name)
+    except games.GameUnavailable:
+        raise  # a 503 (create_app), not "No such board"
     except games.UnknownGame:
         return None
 
@@ -257,7 +259,8 @@ class WebApp:
         base = f"/{game.name}/{board.number}"
         svg = to_svg(drawing) if drawing is not None else f"<pre>{html.escape(game.render(state))}</pre>"
         items = "".join(
-            f'<li data-ply="{m.ply}"><a href="#{m.ply}">{m.ply}. {html.escape(players_of(board)[m.seat])}: '
+            # (the <ol> numbers the moves: no number of our own, or it reads "1. 1. alice: G5")
+            f'<li data-ply="{m.ply}"><a href="#{m.ply}">{html.escape(players_of(board)[m.seat])}: '
             f"{html.escape(m.move)}</a></li>" for m in moves)
         body = (f'<nav><a href="/">All boards</a></nav><h1>{html.escape(title)}</h1>'
                 f"<p>Players: {html.escape(seats)}</p><p>{html.escape(status)}</p>"
@@ -329,6 +332,11 @@ def create_app(database_url: str) -> ASGIApp:
         Route("/{game:str}/{number:str}/{ply:str}.svg", web.position_svg),
         Route("/{game:str}/{number:str}/record", web.record),
     ]
-    app = Starlette(routes=routes)
+    app = Starlette(routes=routes, exception_handlers={games.GameUnavailable: unavailable})
     rate = os.environ.get("PBMSERV_WEB_RATE", "120")
     return RateLimit(app, int(rate) if is_digits(rate) else 120)
+
+
+async def unavailable(request: Request, exc: Exception) -> Response:
+    """A game whose plugin failed to load: temporarily unavailable (503), never "no such board"."""
+    return PlainTextResponse(str(exc), status_code=503, headers={**HEADERS, "Retry-After": "300"})

@@ -200,7 +200,11 @@ def test_10_reflection_to_a_third_party_is_short_and_capped(start, sink: Sink) -
     settle(db, timeout=120)
     total = len([m for m in sink.messages if m.rcpt_tos == ["victim@victims.test"]])
     record("10_reflection", reply_bytes=sizes, attacker_words_quoted=quoted, replies_to_victim=total)
-    assert max(len(m.text) for m in first) < 1500
+    # The attacker's text is short; the help is the server's own fixed text, sent whole to anyone
+    # (issue 26: the stranger cap is for attacker-chosen text), and it holds nothing of the attacker's.
+    chosen = [m for m in first if "help" not in m.subject]
+    assert chosen and max(len(m.text) for m in chosen) < 1500
+    assert all("BUY-CHEAP" not in m.text and len(m.text) < 4000 for m in first if "help" in m.subject)
     assert quoted <= 2  # the command's first words and the reason, each clipped to 24 columns
     assert total == 10
 

@@ -19,6 +19,7 @@ import uuid
 
 import pytest
 from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from server.store.database import Database
 from tests.mailtools import Sink, free_port
@@ -124,6 +125,19 @@ def test_sqlite_file_locked_by_another_process(tmp_path, sink: Sink, procs: list
     db.dispose()
 
 
+def proxied_url(postgres_url: str) -> tuple[TCPProxy, str, str]:
+    """A proxy in front of the server the URL names, the URL through it, and its application_name.
+
+    Any spelling of the URL: the skip message's ``postgresql://postgres@127.0.0.1/test``
+    has no port (PostgreSQL's 5432), once refused here by a string match on ``:5432``.
+    """
+    url = make_url(postgres_url)
+    proxy = TCPProxy((url.host or "127.0.0.1", url.port or 5432)).up()
+    app = "pbmfault" + uuid.uuid4().hex[:10]
+    through = url.set(host="127.0.0.1", port=proxy.port).update_query_dict({"application_name": app})
+    return proxy, through.render_as_string(hide_password=False), app
+
+
 @pytest.mark.postgres
 @pytest.mark.slow
 def test_postgres_connections_killed_and_database_gone(tmp_path, sink: Sink, postgres_url: str,
@@ -133,10 +147,7 @@ def test_postgres_connections_killed_and_database_gone(tmp_path, sink: Sink, pos
     names = make_players(db, 8)
     pairs = [(names[i], names[i + 1]) for i in range(0, 8, 2)]
     numbers = make_boards(postgres_url, pairs)
-    proxy = TCPProxy(("127.0.0.1", 5432)).up()
-    app = "pbmfault" + uuid.uuid4().hex[:10]
-    assert "@127.0.0.1:5432/" in postgres_url, postgres_url
-    proxied = postgres_url.replace("@127.0.0.1:5432/", f"@127.0.0.1:{proxy.port}/") + f"&application_name={app}"
+    proxy, proxied, app = proxied_url(postgres_url)
     server = ServerProcess(proxied, free_port(), sink.port, tmp_path / "serve.log")
     procs.append(server)
     server.start()

@@ -46,3 +46,15 @@ def test_t4_rook_and_last_move_rings() -> None:
     root = svg_of(GAME, after)
     assert pieces(root)["Bf4"] == "R" and "Rc4" not in pieces(root)
     assert squares_with(root, "last") == {"Rc4", "Bf4"}
+
+
+def test_every_empty_point_is_named_and_ranks_are_legible() -> None:
+    """Issue 26 item 9: a player names any point (Gj5) from the picture, without the help's key."""
+    root = svg_of(GAME, start(GAME))
+    occupied = set(pieces(root))
+    names = {e.get("data-at"): (e.text, float(e.get("font-size"))) for e in elements(root, "coord")}
+    empty = {e.get("data-at") for e in elements(root, "point")}
+    assert set(names) == empty and len(empty) == 207 - len(occupied)
+    assert names["Gj5"][0] == "Gj5" and names["Rf9"][0] == "Rf9" and all(t == at for at, (t, _) in names.items())
+    ranks = [e for e in elements(root, "label") if (e.text or "").isdigit()]
+    assert len(ranks) == 27 and min(float(e.get("font-size")) for e in ranks) >= 11

@@ -38,3 +38,23 @@ def test_t1_warp_chain_in_warp_colour() -> None:
     assert all(marks[r] == "V" for r in warp) and all(marks[r] == "H" for r in weft)
     assert squares_with(root, "last") == {"D6"}
     assert elements(root, "status")[0].text == "Game over: Warp (alice) won"
+
+
+def test_the_final_picture_traces_the_winning_chain() -> None:
+    """Issue 26 item 10: the winner's chain from edge to edge is drawn on the final picture only."""
+    state = GAME.start(GAME.parse_options(["-size=2"]), 2)
+    moves = ["C1", "A1", "E3", "E1", "C5", "G3", "E7", "A5", "patches", "C7", "D2", "G7", "D4", "E5", "D6"]
+    for i, m in enumerate(moves):
+        before = state
+        state = GAME.play(state, i % 2, m)
+    assert not elements(svg_of(GAME, before), "chain")  # not yet won: no chain
+    root = svg_of(GAME, state, ["alice", "bob"])
+    discs = [e.get("data-at") for e in elements(root, "chain") if e.get("data-at")]
+    warp = {"C1", "E3", "C5", "E7", "D2", "D4", "D6"}
+    assert discs and set(discs) <= warp and len(discs) == len(set(discs))
+    geo = state.geo
+    ids = [geo.by_name[n] for n in discs]
+    top, bottom = geo.edges[0]
+    assert (ids[0] in top and ids[-1] in bottom) or (ids[0] in bottom and ids[-1] in top)
+    assert all(b in geo.neighbours[a] for a, b in zip(ids, ids[1:], strict=False))
+    assert len([e for e in elements(root, "chain") if not e.get("data-at")]) == len(discs) - 1  # the joins

@@ -37,3 +37,20 @@ def test_t2_opening_one_final_position() -> None:
     expected = {w[1:]: w[0] for w in (white + " " + black).split()}
     assert drawn == expected
     assert squares_with(root, "last") == {"c9", "b8"}
+
+
+def test_every_piece_letter_is_readable_and_the_rings_are_explained() -> None:
+    """Issue 26 item 10: T and K were drawn at 0.22 of a square; the throne ring was in no legend."""
+    from games.weavedungeon import GAME as WD
+    from games.weavedungeon.draw import CELL
+    from tests.games.svgread import elements, svg_of
+
+    state = WD.start(WD.parse_options([]), 2)
+    root = svg_of(WD, state)
+    letters = {e.text: float(e.get("font-size")) for e in elements(root, "piece-letter")}
+    assert set(letters) >= {"K", "T", "C", "S", "P", "D"}
+    assert min(letters.values()) >= 0.28 * CELL, letters
+    legend = " ".join(e.text or "" for e in elements(root, "legend"))
+    assert "throne" in legend.lower() and "ring" in legend.lower()
+    width = float(root.get("width"))
+    assert all(len(e.text or "") * 12 * 0.5 < width for e in elements(root, "legend"))  # fits the picture

@@ -214,3 +214,61 @@ def test_two_runs_at_once_send_each_reminder_once(players: Running) -> None:
     assert sorted(m.subject for m in mails) == [f"Tic-Tac-Toe Board {n} Reminder" for n in (101, 102, 103, 104)]
     with players.db.transaction() as s:
         assert s.scalar(select(func.count()).select_from(Reminder)) == 4
+
+
+def test_a_forfeit_at_now_t_ends_the_game_at_t(players: Running) -> None:
+    """Issue 26 item 18: ``remind --now T`` records T as the end (and says so in the mail), not the clock."""
+    players.mail("alice@example.org", "tictactoe challenge alice bob")
+    for sender, cmd in [("alice", "alice apple1 b2"), ("bob", "bob banana2 a1"), ("alice", "alice apple1 b1")]:
+        players.mail(f"{sender}@example.org", f"tictactoe move 101 {cmd}")
+    at = days(turn_since(players), 30)  # a month from now: far from the wall clock
+    out, mails = remind(players, at)
+    assert "forfeited 1" in out
+    row = board(players)
+    assert row.status == "finished" and row.finished_at == at.replace(tzinfo=None)
+    assert f"Ended {at:%Y-%m-%d %H:%M} UTC." in mails[0].text
+
+
+def test_back_from_vacation_nags_resume_but_no_forfeit_until_the_next_move(players: Running) -> None:
+    """Issue 26 item 17: the original's "back" half-state."""
+    players.mail("alice@example.org", "tictactoe challenge alice bob")
+    players.mail("alice@example.org", "tictactoe move 101 alice apple1 b2")
+    players.mail("bob@example.org", "tictactoe move 101 bob banana2 a1")
+    players.mail("alice@example.org", "tictactoe move 101 alice apple1 b1")
+    players.mail("bob@example.org", "vacation bob banana2 on")
+    (back,) = players.mail("bob@example.org", "vacation bob banana2 off")
+    assert "no board is forfeited before your next move" in flat(back.text)
+    start = turn_since(players)  # the clock restarted when bob came back
+    out, mails = remind(players, days(start, 7.5))
+    assert "reminded 1" in out and [m.rcpt_tos for m in mails] == [["bob@example.org"]]
+    assert "the board is forfeited only after your next move (you are back from vacation)" in flat(mails[0].text)
+    out, mails = remind(players, days(start, 30))  # long past the forfeit time: reminded, not forfeited
+    assert "forfeited 0" in out and "reminded 1" in out
+    assert board(players).status == "active"
+    # bob moves: the half-state ends, and his next silence is forfeited as usual
+    players.mail("bob@example.org", "tictactoe move 101 bob banana2 c3")
+    players.mail("alice@example.org", "tictactoe move 101 alice apple1 c1")
+    players.mail("bob@example.org", "tictactoe move 101 bob banana2 a3")
+    players.mail("alice@example.org", "tictactoe move 101 alice apple1 c2")
+    if board(players).status == "active":
+        bob_turn = turn_since(players)
+        out, _ = remind(players, days(bob_turn, 21.5))
+        assert "forfeited 1" in out
+
+
+def test_totaltime_is_shown_per_player_and_enforced_by_remind(players: Running) -> None:
+    """Issue 26 item 16: the original's --totaltime=DAYS, each player's time used in all."""
+    new = players.mail("alice@example.org", "tictactoe challenge alice bob --totaltime=3")
+    assert "Time used: alice 0.0 days, bob 0.0 days (of 3 days each)." in flat(new[0].text)
+    for sender, cmd in [("alice", "alice apple1 b2"), ("bob", "bob banana2 a1"), ("alice", "alice apple1 b1")]:
+        players.mail(f"{sender}@example.org", f"tictactoe move 101 {cmd}")
+    start = turn_since(players)
+    out, _ = remind(players, days(start, 2.9))
+    assert "forfeited 0" in out  # 2.9 of 3 days used
+    out, mails = remind(players, days(start, 3.1))  # long before the 21-day forfeit: out of total time
+    assert "forfeited 1" in out
+    assert "bob forfeits (out of time: more than 3 days used in all)" in flat(mails[0].text)
+    assert "Time used: alice 0.0 days, bob 3.1 days (of 3 days each)." in flat(mails[0].text)
+    assert board(players).status == "finished"
+    (refused,) = players.mail("alice@example.org", "tictactoe challenge alice bob --totaltime=0.1")
+    assert "--totaltime=0.1: give between 1 and 365 days" in flat(refused.text)

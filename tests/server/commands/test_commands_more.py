@@ -298,7 +298,7 @@ def test_history_standings_and_help(players: Running) -> None:
     for usage in ["GAME queue BOARD USERID PASSWORD", "GAME preview BOARD[#N] MOVE", "GAME submit BOARD",
                   "GAME confirm BOARD", "GAME chat BOARD", "GAME subscribe BOARD", "GAME unsubscribe BOARD",
                   "GAME notify BOARD", "GAME accept USERID PASSWORD", "GAME reject USERID PASSWORD",
-                  "GAME limit USERID PASSWORD [N|none]", "GAME history", "GAME standings|ratings",
+                  "GAME limit USERID PASSWORD [N|none|inf|all|accept|reject]", "GAME history", "GAME standings|ratings",
                   "message USERID PASSWORD TO", "digest USERID PASSWORD on|off", "preview new GAME",
                   "vacation USERID PASSWORD on|off"]:
         assert usage in text, usage

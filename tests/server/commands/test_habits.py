@@ -322,8 +322,8 @@ def test_help_commands_lists_every_new_form(sqlite_players: Running) -> None:
                  "GAME not[ify] BOARD USERID PASSWORD | USERID PASSWORD",
                  "GAME sho[w] [board] BOARD[#N] ... | USERID [next|active|all]",
                  "GAME acc[ept] USERID PASSWORD", "GAME rej[ect] USERID PASSWORD",
-                 "GAME lim[it] USERID PASSWORD [N|none]"):
+                 "GAME lim[it] USERID PASSWORD [N|none|inf|all|accept|reject]"):
         assert form in flat_text, form
     # The plain (account-wide) forms are general commands.
-    for form in ("  lim[it] USERID PASSWORD [N|none]", "  acc[ept] USERID PASSWORD", "  rej[ect] USERID PASSWORD"):
+    for form in ("  lim[it] USERID PASSWORD [N|none|inf|all|accept|reject]", "  acc[ept] USERID PASSWORD", "  rej[ect] USERID PASSWORD"):
         assert form in lines, form

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import games
 from server.processes.cli import main
 from tests.mailtools import free_port
 
@@ -37,7 +38,8 @@ def test_mistakes_get_one_line(sqlite_url: str, args: tuple[str, ...], code: int
 
 
 @pytest.mark.parametrize("url, code, words", [
-    ("sqlite:////nonexistent/dir/pbmserv.db", 75, "cannot use the database sqlite:////nonexistent/dir/pbmserv.db"),
+    # A missing directory stays missing until the admin acts: 78, not "try later" (issue 26).
+    ("sqlite:////nonexistent/dir/pbmserv.db", 78, "no directory /nonexistent/dir for the database"),
     ("postgresql://someone:s3cret@127.0.0.1:1/x", 75, "cannot use the database postgresql://someone:***@127.0.0.1:1/x"),
     ("bogus://x", 78, "bad --database-url bogus://x"),
 ])
@@ -97,5 +99,40 @@ def test_db_upgrade_says_what_it_did(tmp_path: Path) -> None:
 def test_version_and_empty_lists(sqlite_url: str) -> None:
     status, out, _ = run("--version")
     assert status == 0 and out.startswith("pbmserv ") and out.strip().split()[-1][0].isdigit()
+    assert run("db", "upgrade", url=sqlite_url)[0] == 0  # (a look never creates the database: issue 26)
     assert run("outbox", "list", url=sqlite_url)[1].strip() == "no pending mail in the outbox"
     assert run("inbound", "list", "--status", "all", url=sqlite_url)[1].strip() == "no received mail"
+
+
+# -- issue 26, item 19 ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [("game", "list"), ("status",), ("user", "list"), ("outbox", "list"),
+                                  ("inbound", "list"), ("game", "show", "warpandweft", "101"),
+                                  ("draw", "warpandweft", "101", "--out", "x.png")])
+def test_read_only_commands_create_no_database(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """No empty pbmserv.db left behind by a look: "no database at ...", exit 78."""
+    db = tmp_path / "pbmserv.db"
+    status, _, err = run(*args, url=f"sqlite:///{db}")
+    assert status == 78 and one_line(err) == (f"pbmserv: no database at {db} (give --database-url, or "
+                                              "create it with pbmserv db upgrade)")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_draw_names_an_unknown_game_like_every_other_command(sqlite_url: str) -> None:
+    for args in (("draw", "warpwef", "new", "--out", "x.png"), ("game", "list", "warpwef")):
+        status, _, err = run(*args, url=sqlite_url)
+        names = ", ".join(sorted(g.name for g in games.available()))
+        assert status == 1 and one_line(err) == (
+            f"Error: unknown game 'warpwef'; games: {names} (did you mean 'warpweft'?)"), one_line(err)
+
+
+def test_web_says_nothing_of_success_before_a_failed_bind(sqlite_url: str) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        # a bare number is the port (it was once taken as a host name)
+        for bind in (f"127.0.0.1:{port}", str(port)):
+            status, out, err = run("web", "--bind", bind, url=sqlite_url)
+            assert status == 75 and "Ctrl-C" not in out + err, (bind, err)
+            assert one_line(err).startswith(f"pbmserv: cannot serve the web pages on 127.0.0.1:{port}: ")

@@ -35,8 +35,7 @@ ADDRESS = "pbmserv@games.test"
 ALICE, BOB, ZED = "alice@example.org", "bob@example.org", "zed@example.org"
 ERROR_TAIL = ('Nothing was changed. Send "help" for the commands, "help commands" for\n'
               "their syntax, or \"GAME help\" for a game's moves.\n")
-NO_COMMAND = ("No command found: put one command in the Subject, or one a line in the body with an "
-              "empty Subject.")
+NO_COMMAND = "Your mail held no command."
 
 
 @dataclass
@@ -154,7 +153,8 @@ def test_a_mail_without_a_command_gets_one_refusal(desk: Desk) -> None:
                              "references": [], "pictures": []}]
     (reply,) = done.replies
     assert reply["Subject"] == "pbmserv Error"
-    assert done.body().startswith("Results of your 1 commands (0 done, 1 refused):\n")
+    # Said plainly (issue 26), not as "Results of your 1 commands ... Refused: ...".
+    assert done.body().startswith("Your mail held no command, so nothing was done.\n")
 
 
 def test_a_refused_board_command_keeps_its_thread_in_a_combined_reply(players: Desk) -> None:

@@ -103,3 +103,19 @@ def test_html_board_mail_shows_its_inline_picture(players: Running, browser: Any
     assert natural[0] >= 320 and natural[1] > 0
     assert natural[2].startswith("Tri-Dimensional Chess board")
     assert browser.execute_script("return document.querySelector('pre').textContent").count("Players:") == 1
+
+
+def test_the_move_list_is_numbered_once(players: Running, db_url: str, browser: Any) -> None:
+    """Issue 26 item 20: the list read "1. 1. alice: G5" (the <ol>'s number and one in the text)."""
+    players.mail("alice@example.org", "warpandweft challenge alice bob")
+    players.mail("alice@example.org", "warpandweft move 101 alice apple1 C1")
+    players.mail("bob@example.org", "warpandweft move 101 bob banana2 A1")
+    with web_server(db_url) as base:
+        browser.get(base + "/warpandweft/101")
+        wait_for(browser, "return document.querySelectorAll('.moves li').length === 3")
+        # What a person sees, markers included: innerText does not give the <ol>'s numbers, so ask the layout.
+        shown = browser.execute_script(
+            "const ol = document.querySelector('.moves ol');"
+            "return [...ol.querySelectorAll('li')].map((li, i) => "
+            "(getComputedStyle(li).listStyleType !== 'none' ? (ol.start + i) + '. ' : '') + li.innerText)")
+        assert shown == ["0. start", "1. alice: C1", "2. bob: A1"], shown
