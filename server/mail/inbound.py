@@ -245,6 +245,9 @@ class GroupCommit:
         self.restarts = 0
         #: The last failure of a batch, one line (database errors hide their parameters).
         self.last_error: str | None = None
+        #: time.monotonic() of the first failed commit since the last one that worked; None: working.
+        #: A hung database connection is cut and the thread goes on, failing: stuck all the same.
+        self.failing_since: float | None = None
 
     def submit(self, raw: bytes, mail_from: str, rcpt_to: list[str]) -> Future:
         """Queue a message for the next commit (the thread starts with the first message, again if it died)."""
@@ -312,9 +315,12 @@ class GroupCommit:
             results = store_batch(self.db, batch, self.rate_limit, self.unknown_backlog, self.settings)
         except Exception as exc:  # every message of the batch gets the same 451
             self.last_error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
+            if self.failing_since is None:
+                self.failing_since = time.monotonic()
             for arrival in batch:
                 settle(arrival.done, error=exc)
             return
+        self.failing_since = None
         for arrival, result in zip(batch, results, strict=True):
             if isinstance(result, RateLimited):
                 settle(arrival.done, error=result)
