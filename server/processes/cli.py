@@ -707,8 +707,9 @@ def _queue_status(app: App) -> None:
             alert = "  ALERT: spent; their replies wait (--outbound-strangers-per-hour)" if sent >= budget else ""
             click.echo(f"  to strangers:    {sent} of {budget}{alert}")
         stored, cap = stranger_bytes_last_hour(session, now), app.settings.stranger_bytes_per_hour
-        alert = "  ALERT: reached; strangers hear 452 (--stranger-bytes-per-hour)" if cap and stored >= cap else ""
-        click.echo(f"stranger bytes:    {stored} of {cap} this hour{alert}")
+        if cap and stored * 2 >= cap:  # said once it matters: half the strangers' hourly bytes are used
+            alert = "  ALERT: reached; strangers hear 452 (--stranger-bytes-per-hour)" if stored >= cap else ""
+            click.echo(f"stranger bytes:    {stored} of {cap} this hour{alert}")
         rows = session.execute(select(Board.game, func.count()).where(Board.status == "active")
                                .group_by(Board.game).order_by(Board.game)).all()
         click.echo(f"active boards:     {sum(n for _, n in rows)}")
