@@ -39,6 +39,9 @@ import hashlib
 import hmac
 import mmap
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -95,15 +98,79 @@ def _remember(bucket: int, entry: bytes) -> None:
     _shared[_NEXT + bucket] = way
 
 
+class PasswordPending(BaseException):
+    """A password check met inside a transaction that runs with :func:`checked_outside`.
+
+    argon2 takes tens of milliseconds; run under the SQLite write lock (or a
+    board row's lock on PostgreSQL) it held every other writer up (issue 32,
+    item 4).  So the worker's transactions do not run it: the check raises
+    this instead (a BaseException, so no command's error handling turns it
+    into a refusal), the transaction rolls back (nothing of it stays), the
+    worker calls :meth:`settle` with no transaction open, and runs the same
+    step again, which now finds the verdict for this very stored hash and
+    password.  A wrong password pays argon2 once, outside the lock, like a
+    right one the cache has not seen; the answer is the same as before.
+    """
+
+    def __init__(self, stored: str, password: str) -> None:
+        super().__init__("a password to check outside the transaction")
+        self.stored = stored
+        self._password = password
+
+    def settle(self) -> None:
+        """argon2 now (the caller holds no lock), its verdict kept for this worker's next try."""
+        decided = _decided.get()
+        verdict = _verify(self.stored, self._password)
+        if decided is not None:
+            decided[_entry(self.stored, self._password)] = verdict
+
+    def __repr__(self) -> str:  # never the password
+        return "PasswordPending()"
+
+
+#: Verdicts reached outside the transaction (keyed by the cache's MAC, not the password), or None:
+#: checks are made where they are asked for (everywhere but the worker).
+_decided: ContextVar[dict[bytes, bool] | None] = ContextVar("pbmserv_passwords_decided", default=None)
+
+
+@contextmanager
+def checked_outside() -> Iterator[None]:
+    """Within this, a password check the shared cache cannot answer raises PasswordPending."""
+    token = _decided.set({})
+    try:
+        yield
+    finally:
+        _decided.reset(token)
+
+
+@contextmanager
+def checked_inline() -> Iterator[None]:
+    """Checks are made where they are asked for again (the worker's last resort, see worker.py)."""
+    token = _decided.set(None)
+    try:
+        yield
+    finally:
+        _decided.reset(token)
+
+
 def verify_password(stored: str, password: str) -> bool:
     """Constant-time check (argon2 and hmac.compare_digest compare in constant time)."""
     entry, bucket = _entry(stored, password), _bucket(stored)
     if _known(bucket, entry):
         return True
+    decided = _decided.get()
+    if decided is not None:
+        if entry in decided:
+            return decided[entry]
+        raise PasswordPending(stored, password)
+    return _verify(stored, password)
+
+
+def _verify(stored: str, password: str) -> bool:
     try:
         ok = _hasher.verify(stored, password)
     except (VerificationError, InvalidHashError):
         return False
     if ok:
-        _remember(bucket, entry)
+        _remember(_bucket(stored), _entry(stored, password))
     return ok

@@ -67,6 +67,8 @@ class Settings:
     max_size: int = 1024 * 1024
     #: Largest message stored from a sender without an account (beyond: 552); a command needs a few KB.
     max_stranger_size: int = 64 * 1024
+    #: Bytes all senders without an account together may store per hour (beyond: 452 to them only).
+    stranger_bytes_per_hour: int = 16 * 1024 * 1024
     #: Messages one envelope sender may send per hour before we answer 450.
     rate_limit: int = 300
     max_commands: int = 50

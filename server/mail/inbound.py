@@ -52,6 +52,14 @@ class Backlogged(RateLimited):
     """Too much mail from unknown senders is waiting: strangers are asked to come back later."""
 
 
+class StrangersFull(RateLimited):
+    """Senders without an account stored ``stranger_bytes_per_hour`` this hour: 452 to strangers only.
+
+    ``max_stranger_size`` bounds one mail, not a flood of them from
+    rotating addresses (issue 32, item 9); players are never refused for it.
+    """
+
+
 class TooLarge(RateLimited):
     """A stranger's message over ``max_stranger_size``: refused for good (552), not stored.
 
@@ -111,6 +119,12 @@ def queue_key(session: Session, settings: Settings | None, sender: str, rcpt_to:
     return (True, key) if key is not None else (False, sender)
 
 
+def stranger_bytes_last_hour(session: Session, now) -> int:  # type: ignore[no-untyped-def]
+    """Bytes stored from senders without an account in the hour before ``now`` (rows before 0016: their length)."""
+    return int(session.scalar(select(func.coalesce(func.sum(func.coalesce(Inbound.size, func.length(Inbound.raw))), 0))
+                              .where(Inbound.known.is_(False), Inbound.received_at >= now - timedelta(hours=1))) or 0)
+
+
 def _hour_counts(session: Session, column, values: set[str], now) -> dict[str, int]:  # type: ignore[no-untyped-def]
     if not values:
         return {}
@@ -151,6 +165,8 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
         by_from = _hour_counts(session, Inbound.sender, {s for s in senders if s}, now) if rate_limit else {}
         waiting = session.scalar(select(func.count()).select_from(Inbound).where(
             Inbound.status == "new", Inbound.known.is_(False))) if unknown_backlog else 0
+        byte_cap = settings.stranger_bytes_per_hour if settings is not None else 0
+        stranger_bytes = stranger_bytes_last_hour(session, now) if byte_cap and not all(k for k, _ in keys) else 0
         outcome: list[int | RateLimited] = []
         rows = []
         for arrival, (known, sender) in zip(arrivals, keys, strict=True):
@@ -168,6 +184,11 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
                     outcome.append(Backlogged(sender))
                     continue
                 waiting = (waiting or 0) + 1
+            if byte_cap and not known:
+                if stranger_bytes + len(arrival.raw) > byte_cap:
+                    outcome.append(StrangersFull(sender))
+                    continue
+                stranger_bytes += len(arrival.raw)
             if arrival.mail_from:
                 by_envelope[arrival.mail_from] = by_envelope.get(arrival.mail_from, 0) + 1
             if sender:
@@ -175,7 +196,7 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
             outcome.append(len(rows))
             rows.append({"received_at": now, "mail_from": arrival.mail_from, "rcpt_to": list(arrival.rcpt_to),
                          "sender": sender, "known": known, "dedupe_key": dedupe_key(arrival.raw, sender),
-                         "raw": arrival.raw, "status": "new", "tries": 0, "commands_done": 0, "results": []})
+                         "raw": arrival.raw, "size": len(arrival.raw), "status": "new", "tries": 0, "commands_done": 0, "results": []})
         if not rows:
             return outcome
         # One multi-row INSERT (Core, no ORM unit of work): ids in the order given.
@@ -245,6 +266,9 @@ class GroupCommit:
         self.restarts = 0
         #: The last failure of a batch, one line (database errors hide their parameters).
         self.last_error: str | None = None
+        #: time.monotonic() of the first failed commit since the last one that worked; None: working.
+        #: A hung database connection is cut and the thread goes on, failing: stuck all the same.
+        self.failing_since: float | None = None
 
     def submit(self, raw: bytes, mail_from: str, rcpt_to: list[str]) -> Future:
         """Queue a message for the next commit (the thread starts with the first message, again if it died)."""
@@ -312,9 +336,12 @@ class GroupCommit:
             results = store_batch(self.db, batch, self.rate_limit, self.unknown_backlog, self.settings)
         except Exception as exc:  # every message of the batch gets the same 451
             self.last_error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
+            if self.failing_since is None:
+                self.failing_since = time.monotonic()
             for arrival in batch:
                 settle(arrival.done, error=exc)
             return
+        self.failing_since = None
         for arrival, result in zip(batch, results, strict=True):
             if isinstance(result, RateLimited):
                 settle(arrival.done, error=result)

@@ -27,7 +27,7 @@ from server.mail.guards import (
     header_problem,
     path_problem,
 )
-from server.mail.inbound import Backlogged, GroupCommit, RateLimited, TooLarge
+from server.mail.inbound import Backlogged, GroupCommit, RateLimited, StrangersFull, TooLarge
 from server.store.database import Database
 
 log = logging.getLogger("pbmserv.listener")
@@ -99,6 +99,11 @@ class InboundHandler:
             return self._per_recipient(server, envelope, "552 5.3.4 Message too big for a sender without an "
                                        f"account (at most {self.settings.max_stranger_size} bytes); "
                                        "a command needs a few lines")
+        except StrangersFull:
+            log.warning("senders without an account stored --stranger-bytes-per-hour (%d) this hour; %r asked "
+                        "to retry", self.settings.stranger_bytes_per_hour, mail_from)
+            return self._per_recipient(server, envelope, "452 4.3.1 Too much mail from senders without an "
+                                       "account this hour; try later")
         except Backlogged:
             log.warning("backlog: too much mail from unknown senders waiting; %r asked to retry", mail_from)
             return self._per_recipient(server, envelope, "450 4.7.1 Too much mail waiting here; try later")

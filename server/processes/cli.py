@@ -175,6 +175,9 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               help="Largest message accepted, in bytes (larger: 552).")
 @click.option("--max-stranger-size", envvar="PBMSERV_MAX_STRANGER_SIZE", type=int, default=64 * 1024,
               show_default=True, help="Largest message accepted from a sender without an account (larger: 552).")
+@click.option("--stranger-bytes-per-hour", envvar="PBMSERV_STRANGER_BYTES_PER_HOUR", type=int,
+              default=16 * 1024 * 1024, show_default=True,
+              help="Bytes all senders without an account may store per hour, together (beyond: 452 to them only).")
 @click.option("--rate-limit", envvar="PBMSERV_RATE_LIMIT", type=int, default=300, show_default=True,
               help="Messages per hour one sender may send before we answer 450.")
 @click.option("--mail-cpu-seconds", envvar="PBMSERV_MAIL_CPU_SECONDS", type=float, default=20.0, show_default=True,
@@ -245,7 +248,7 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
 @click.pass_context
 def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str | None,
          mail_from: str | None, imap: str | None, imap_done: str, imap_poll: float, listen: str,
-         max_size: int, max_stranger_size: int, rate_limit: int, mail_cpu_seconds: float,
+         max_size: int, max_stranger_size: int, stranger_bytes_per_hour: int, rate_limit: int, mail_cpu_seconds: float,
          stranger_cpu_seconds: float, stranger_commands: int, nagtime: float, forfeittime: float, retry_base: float,
          lease_seconds: float, delivery_lease_seconds: float, busy_timeout: float, max_connections: int,
          max_connections_per_peer: int, max_connections_per_network: int, max_session_seconds: float,
@@ -263,6 +266,7 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
         handler.addFilter(RedactFilter())  # reply tokens never reach a log line
     ctx.obj = App(Settings(database_url=database_url, addresses=addresses, relay=relay, listen=listen,
                            max_size=max_size, max_stranger_size=max_stranger_size, rate_limit=rate_limit,
+                           stranger_bytes_per_hour=stranger_bytes_per_hour,
                            nagtime=nagtime, forfeittime=forfeittime, mail_cpu_seconds=mail_cpu_seconds,
                            stranger_cpu_seconds=stranger_cpu_seconds, stranger_commands=stranger_commands,
                            retry_base=retry_base, lease_seconds=lease_seconds,
@@ -740,6 +744,8 @@ def status(app: App) -> None:
 
 
 def _queue_status(app: App) -> None:
+    from server.mail.inbound import stranger_bytes_last_hour
+
     now = utcnow()
 
     def age(when) -> str:  # type: ignore[no-untyped-def]
@@ -769,6 +775,10 @@ def _queue_status(app: App) -> None:
         if sent:
             alert = "  ALERT: spent; their replies wait (--outbound-strangers-per-hour)" if sent >= budget else ""
             click.echo(f"  to strangers:    {sent} of {budget}{alert}")
+        stored, cap = stranger_bytes_last_hour(session, now), app.settings.stranger_bytes_per_hour
+        if cap and stored * 2 >= cap:  # said once it matters: half the strangers' hourly bytes are used
+            alert = "  ALERT: reached; strangers hear 452 (--stranger-bytes-per-hour)" if stored >= cap else ""
+            click.echo(f"stranger bytes:    {stored} of {cap} this hour{alert}")
         rows = session.execute(select(Board.game, func.count()).where(Board.status == "active")
                                .group_by(Board.game).order_by(Board.game)).all()
         click.echo(f"active boards:     {sum(n for _, n in rows)}")

@@ -59,6 +59,8 @@ class Health:
     store_busy: float = 0.0
     store_restarts: int = 0
     store_error: str | None = None
+    #: Seconds every commit of the store thread has failed (0: the last one worked).
+    store_failing: float = 0.0
 
     def problems(self, watchdog: float) -> list[str]:
         out = []
@@ -70,6 +72,9 @@ class Health:
             out.append("the store thread is dead")
         if self.store_busy >= slow:
             out.append(f"the store thread has been in one commit for {self.store_busy:.0f} s")
+        if self.store_failing >= slow:
+            out.append(f"every commit of the store thread has failed for {self.store_failing:.0f} s "
+                       "(mail is answered 451)")
         if watchdog and (self.listener_stuck >= watchdog or self.store_busy >= watchdog):
             out.append(f"past the watchdog's {watchdog:g} s: exiting for the service manager to restart")
         return out
@@ -134,13 +139,15 @@ class Watchdog:
         elif self.unanswered_since is None:
             self.unanswered_since = now
         busy_since = self.store.busy_since
+        failing_since = self.store.failing_since
         alive = self.store.alive
         if not alive:  # restarted now rather than by the next message; reported dead this once
             self.store.ensure_thread()
         return Health(pid=os.getpid(), written=time.time(), interval=self.interval,
                       listener_stuck=0.0 if self.unanswered_since is None else now - self.unanswered_since,
                       store_alive=alive, store_busy=0.0 if busy_since is None else now - busy_since,
-                      store_restarts=self.store.restarts, store_error=self.store.last_error)
+                      store_restarts=self.store.restarts, store_error=self.store.last_error,
+                      store_failing=0.0 if failing_since is None else now - failing_since)
 
     def _ping(self) -> object | None:
         loop = getattr(self.listener, "loop", None)

@@ -17,6 +17,7 @@ import socket
 import struct
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
@@ -289,8 +290,111 @@ def make_engine(url: str, busy_timeout: float = 30.0) -> Engine:
                                hide_parameters=True)
         _sqlite_setup(engine, busy_timeout)
     else:
-        engine = create_engine(url, pool_pre_ping=True, hide_parameters=True)
+        engine = create_engine(url, pool_pre_ping=True, hide_parameters=True,
+                               connect_args=_postgres_timeouts(busy_timeout))
+        _HangGuard(engine, 2 * busy_timeout)
     return engine
+
+
+def _postgres_timeouts(busy_timeout: float) -> dict[str, int]:
+    """libpq's own bounds on a connection that stops answering (issue 32, item 1).
+
+    A hung network (a firewall or NAT that lost its state: no reset, no
+    close) once held the listener's store thread on its socket for good.
+    ``connect_timeout`` bounds a handshake, TCP keepalives and
+    ``tcp_user_timeout`` end a connection whose peer is gone; what the
+    kernel cannot see (a proxy that ACKs and forwards nothing) is cut by
+    :class:`_HangGuard`.
+    """
+    limit = 2 * busy_timeout
+    return {"connect_timeout": max(2, round(limit)), "keepalives": 1, "keepalives_idle": 30,
+            "keepalives_interval": 10, "keepalives_count": 3, "tcp_user_timeout": int(limit * 1000)}
+
+
+class _HangGuard:
+    """Cuts a PostgreSQL connection whose one statement (or ping) has gone unanswered for ``limit`` seconds.
+
+    psycopg has no read timeout, and PostgreSQL's own timeouts cannot help
+    when the query never reaches it.  A thread looks at every connection of
+    the engine a few times a ``limit``: one that stays busy in the same
+    statement (libpq's ``PQTRANS_ACTIVE``, and no new statement since) for
+    ``limit`` is shut down under its owner, whose wait then fails with a
+    disconnect: SQLAlchemy drops that connection, the transaction fails
+    (the listener has answered 451 already) and the next one connects anew.
+    A statement that is merely slow is cut as well at that bound (twice
+    ``--busy-timeout``: a minute by default); lock waits end sooner.  The
+    server side of a cut transaction is ended by
+    ``idle_in_transaction_session_timeout`` (set per connection), so its
+    locks do not outlive it for long.
+    """
+
+    ACTIVE = 1  # libpq's PQTRANS_ACTIVE: a command is in progress
+
+    def __init__(self, engine: Engine, limit: float) -> None:
+        self.limit = limit
+        self.connections: weakref.WeakSet = weakref.WeakSet()
+        #: Per connection: how many statements it began (a new one is progress).
+        self.begun: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        #: Per connection: (statements begun, when first seen busy with that one).
+        self.busy: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self.lock = threading.Lock()
+        self.thread: threading.Thread | None = None
+        idle_limit = int(max(60.0, 5 * limit) * 1000)
+
+        @event.listens_for(engine, "connect")
+        def _connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+            with self.lock:  # watched from here: the SET below may hang too
+                self.connections.add(dbapi_connection)
+                self._start()
+            with dbapi_connection.cursor() as cursor:
+                cursor.execute(f"SET idle_in_transaction_session_timeout = {idle_limit}")
+            dbapi_connection.commit()
+
+        @event.listens_for(engine, "before_cursor_execute")
+        def _begin(conn, _cursor, _statement, _parameters, _context, _many) -> None:  # type: ignore[no-untyped-def]
+            dbapi_connection = conn.connection.dbapi_connection
+            if dbapi_connection is not None:
+                self.begun[dbapi_connection] = self.begun.get(dbapi_connection, 0) + 1
+
+    def _start(self) -> None:
+        if self.thread is None or not self.thread.is_alive():
+            self.thread = threading.Thread(target=self._run, name="pbmserv-db-guard", daemon=True)
+            self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(max(0.1, self.limit / 8))
+            try:
+                self.check(time.monotonic())
+            except Exception:  # the guard never dies of one odd connection
+                log.exception("database connection guard")
+
+    def check(self, now: float) -> None:
+        with self.lock:
+            connections = list(self.connections)
+        for connection in connections:
+            try:
+                active = not connection.closed and connection.pgconn.transaction_status == self.ACTIVE
+            except Exception:
+                active = False
+            if not active:
+                self.busy.pop(connection, None)
+                continue
+            begun = self.begun.get(connection, 0)
+            seen = self.busy.get(connection)
+            if seen is None or seen[0] != begun:
+                self.busy[connection] = (begun, now)
+            elif now - seen[1] >= self.limit:
+                self.busy.pop(connection, None)
+                self.cut(connection, now - seen[1])
+
+    def cut(self, connection, waited: float) -> None:  # type: ignore[no-untyped-def]
+        log.error("a database connection has not answered for %.0f s; cutting it (a hung network?)", waited)
+        try:
+            with socket.socket(fileno=os.dup(connection.pgconn.socket)) as sock:
+                sock.shutdown(socket.SHUT_RDWR)
+        except OSError as exc:
+            log.warning("could not cut the hung database connection: %s", exc)
 
 
 def _sqlite_setup(engine: Engine, busy_timeout: float) -> None:

@@ -178,6 +178,8 @@ class Inbound(Base):
         # and the fair queue's tiers (server/mail/fairqueue.py).
         Index("ix_inbound_sender_received_at", "sender", "received_at"),
         Index("ix_inbound_status_known", "status", "known"),
+        # The strangers' hourly byte cap sums their last hour's sizes before every 250.
+        Index("ix_inbound_known_received_at", "known", "received_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -191,6 +193,8 @@ class Inbound(Base):
     #: Message-ID, or a digest of the bytes when it has none: re-sent mail is not applied twice.
     dedupe_key: Mapped[str] = mapped_column(String(300), index=True)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
+    #: Bytes received (``raw`` of a handled stranger's mail is cut short; this is not).
+    size: Mapped[int | None] = mapped_column(Integer, nullable=True)
     #: "new", "done", "ignored" (RFC 3834: not answered), "duplicate", "shunted" (set aside).
     status: Mapped[str] = mapped_column(String(12), default="new")
     tries: Mapped[int] = mapped_column(Integer, default=0)

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from server.store.model import Inbound
 from tests.abuse.conftest import make_accounts
-from tests.abuse.harness import mail, record, send, settle, size
+from tests.abuse.harness import mail, record, send, settle, size, wire
 from tests.mailtools import Sink
 
 BIG = 1024 * 1024 - 64 * 1024  # under --max-size (1 MB)
@@ -47,3 +47,32 @@ def test_strangers_mail_is_small_and_dropped_once_handled(start, sink: Sink) -> 
     # Handled: mid-size strangers' mails keep their header (~1 KB each), alice's mail is whole.
     assert total < 200 * 1024 + mid * 9 * 1024, total
     assert total >= 200 * 1024
+
+
+def test_strangers_bytes_per_hour(start, sink: Sink) -> None:
+    """Many small stranger mails from rotating addresses: beyond the server's hourly byte cap, 452 to them only.
+
+    ``--max-stranger-size`` bounds one mail; before this cap a flood of
+    64 KB mails from ever new addresses was stored at the speed of the line.
+    """
+    one = len(wire(mail("flood0@rotating0.test", "help", "y " * (MID // 2))))
+    cap = 5 * (one + 64) + 2048  # five of these mails (as they go on the wire), and a little more
+    server, db = start("--unknown-per-minute", "6000", "--stranger-bytes-per-hour", str(cap),
+                       setup=lambda db: make_accounts(db, ["alice"]))
+    codes = []
+    for i in range(9):
+        sender = f"flood{i}@rotating{i}.test"
+        codes.append(send(server.port, mail(sender, "help", "y " * (MID // 2)), sender)[0])
+    player = [send(server.port, mail("alice@players.test", "help", "z" * MID), "alice@players.test")[0]
+              for _ in range(3)]
+    small = send(server.port, mail("tiny@rotating.test", "help", "help"), "tiny@rotating.test")[0]
+    status = server.cli("status").stdout
+    record("32_9_stranger_bytes", codes=codes, player=player, small=small)
+    assert codes == [250] * 5 + [452] * 4, codes
+    assert player == [250, 250, 250]  # players are never refused for it
+    assert small == 250  # the cap is in bytes: a few lines still fit
+    with db.transaction() as s:
+        strangers = s.scalar(select(func.count()).select_from(Inbound).where(Inbound.known.is_(False)))
+    assert strangers == 6, strangers
+    line = next(x for x in status.splitlines() if x.startswith("stranger bytes:"))
+    assert f"of {cap} this hour" in line and "ALERT" not in line, status

@@ -16,6 +16,7 @@ from __future__ import annotations
 import smtplib
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -128,3 +129,78 @@ def test_postgres_locked_table(start, sink, postgres_url: str) -> None:  # type:
     assert [a[0] for a in after] == [250, 250, 250], (after, server.log()[-3000:])
     assert all(stored(db, f"after the lock {i}") == 1 for i in range(3))
     assert "InvalidStateError" not in server.log()
+
+
+@pytest.mark.postgres
+def test_postgres_hung_connection(start, sink, postgres_url: str) -> None:  # type: ignore[no-untyped-def]
+    """The network to PostgreSQL stops forwarding while mail arrives, and those connections never come back.
+
+    A firewall or NAT that lost its state: no reset, no close, the bytes go
+    nowhere.  Before the fix the store thread waited on its socket for good:
+    every later mail got 451 long after the network was back.  Now a
+    connection that has not answered for twice ``--busy-timeout`` is cut, the
+    store thread goes on with a new one, and mail is accepted again.
+    """
+    from server.store.database import Database
+    from tests.reliability.tcpproxy import TCPProxy
+
+    assert "@127.0.0.1:5432/" in postgres_url, postgres_url
+    direct = Database(postgres_url)
+    direct.upgrade()
+    proxy = TCPProxy(("127.0.0.1", 5432)).up()
+    proxied = postgres_url.replace("@127.0.0.1:5432/", f"@127.0.0.1:{proxy.port}/")
+    try:
+        server, _ = start("--idle-timeout", IDLE, "--busy-timeout", "1", "--store-timeout", "1",
+                          "--watchdog", "0", url=proxied)
+        # The first commit (connections, the schema's first reads) may take longer than --store-timeout.
+        assert any(offer(server.port, f"before {i}")[0] == 250 for i in range(5))
+        # Mail arriving while the network stops: some transaction is cut mid-way.
+        burst: list[tuple[str, int | str, float]] = []
+
+        def arrive() -> None:
+            for i in range(200):  # until the hang has answered a few of them
+                burst.append((f"across {i}", *offer(server.port, f"across {i}")))
+                if sum(code != 250 for _, code, _ in burst) >= 3:
+                    return
+
+        sender = threading.Thread(target=arrive)
+        sender.start()
+        time.sleep(0.2)
+        proxy.hang()
+        sender.join(timeout=60)
+        during = [offer(server.port, f"during the hang {i}") for i in range(3)]
+        stuck = _status(server)
+        proxy.unhang()
+        time.sleep(3)  # past 2 x --busy-timeout: the hung connection is cut
+        after = [offer(server.port, f"after the hang {i}") for i in range(3)]
+        record("32_1_postgres_hung", burst=[b[1] for b in burst], during=[d[0] for d in during], during_s=[round(d[1], 2) for d in during],
+               after=[a[0] for a in after], after_s=[round(a[1], 2) for a in after])
+        assert [d[0] for d in during] == [451, 451, 451], (during, server.log()[-3000:])
+        assert all(d[1] < float(IDLE) for d in during), during
+        assert "STUCK" in stuck, stuck
+        assert [a[0] for a in after] == [250, 250, 250], (after, server.log()[-3000:])
+        assert all(stored(direct, f"after the hang {i}") == 1 for i in range(3))
+        assert "InvalidStateError" not in server.log()
+        assert "store thread had died" not in server.log()
+        # Every mail heard an answer in time; what got 250 is stored once (nothing accepted is lost).
+        assert burst and all(code in (250, 451) and took < float(IDLE) for _, code, took in burst), burst
+        assert all(stored(direct, subject) == 1 for subject, code, _ in burst if code == 250), burst
+    finally:
+        proxy.unhang()
+        proxy.down()
+        direct.dispose()
+
+
+def _status(server) -> str:  # type: ignore[no-untyped-def]
+    """``status`` while the store thread hangs, as the heartbeat shows it (the database may not answer)."""
+    deadline = time.monotonic() + 10
+    out = ""
+    while time.monotonic() < deadline:
+        try:
+            out = server.cli("status", timeout=20).stdout
+        except subprocess.TimeoutExpired:
+            return "status itself hung on the database"
+        if "STUCK" in out:
+            break
+        time.sleep(0.5)
+    return out

@@ -2,6 +2,10 @@
 
 Real bytes to the real database; ``down()`` closes every open connection and
 refuses new ones (connection refused), ``up()`` listens again on the same port.
+``hang()`` is the quieter failure: a firewall or NAT that lost its state.
+Every open connection, and every one made while it hangs, stays open but
+its bytes go nowhere, for good (no reset, no close: the client waits);
+``unhang()`` forwards connections made after it again.
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ class TCPProxy:
         self._listener: socket.socket | None = None
         self._conns: list[socket.socket] = []
         self._lock = threading.Lock()
+        self._hanging = False
+        #: Sockets whose bytes are dropped (a blackholed connection never comes back).
+        self._dead: set[socket.socket] = set()
 
     def up(self) -> TCPProxy:
         sock = socket.socket()
@@ -40,6 +47,15 @@ class TCPProxy:
                 conn.close()
             self._conns.clear()
 
+    def hang(self) -> None:
+        with self._lock:
+            self._hanging = True
+            self._dead.update(self._conns)
+
+    def unhang(self) -> None:
+        with self._lock:
+            self._hanging = False
+
     def _accept(self, sock: socket.socket) -> None:
         while True:
             try:
@@ -57,14 +73,16 @@ class TCPProxy:
                     server.close()
                     return
                 self._conns += [client, server]
+                if self._hanging:
+                    self._dead.update((client, server))
             for a, b in ((client, server), (server, client)):
                 threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
 
-    @staticmethod
-    def _pipe(src: socket.socket, dst: socket.socket) -> None:
+    def _pipe(self, src: socket.socket, dst: socket.socket) -> None:
         try:
             while data := src.recv(65536):
-                dst.sendall(data)
+                if src not in self._dead:
+                    dst.sendall(data)
         except OSError:
             pass
         finally:
