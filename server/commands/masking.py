@@ -29,16 +29,18 @@ from server.accounts import throttle
 from server.accounts.accounts import USERID
 from server.accounts.passwords import verify_password
 from server.commands import describe
+from server.commands.base import Command
 from server.commands.registry import GAME_VERBS, GENERAL
 from server.commands.resolve import resolve
-from server.store.model import Address, Board, User
+from server.store.model import Address, Board, Tournament, User
 
 MASK = "********"
 #: Password checks (argon2 runs) one refused line may cost, against the echo's own recipient only.
 MAX_CHECKS = 2
 _WORDS = ("on", "off", "all", "active", "inactive", "next", "show", "password", "address", "commands",
           "games", "swap", "pass", "resign", "propose", "undo", "accept", "reject", "multiple", "new",
-          "board", "help", "end", "stop", "finished", "error", "reminder")
+          "board", "help", "end", "stop", "finished", "error", "reminder", "join", "leave", "standings",
+          "list", "clear", "record", "tutorial", "page", "flip")
 
 
 @cache
@@ -63,7 +65,8 @@ def _is_number(word: str) -> bool:
 def secret_words(session: Session, words: list[str], sender: str, refused: bool) -> set[str]:
     """The words of ``words`` to hide wherever the line, or an answer to it, is shown."""
     command, prefix, _ = describe(words)
-    slots = [prefix + i for i in (command.password_args if command else ()) if prefix + i < len(words)]
+    positions = _password_positions(command, words[prefix:])
+    slots = [prefix + i for i in positions if prefix + i < len(words)]
     if not refused:
         return {words[i] for i in slots}
     # A sign-up's password slot is always one, even a refused too-short one: it was meant as a password.
@@ -71,7 +74,7 @@ def secret_words(session: Session, words: list[str], sender: str, refused: bool)
     named = _named_userids(session, words)
     # The shape: every password slot holds a password-like word after a known user
     # (``vacation carol on 314159`` has "on" in the slot: the words are swapped).
-    shaped = command is not None and len(slots) == len(command.password_args) and (
+    shaped = command is not None and len(slots) == len(positions) and (
         not slots or _creates_account(command) or (
             words[slots[0] - 1].lower() in named
             and all(_password_shaped(words[i]) and words[i].lower() not in keywords() for i in slots)))
@@ -82,7 +85,7 @@ def secret_words(session: Session, words: list[str], sender: str, refused: bool)
         boards = _board_numbers(session, words[start:])
         secrets = {w for w in secrets if w.lower() not in keywords()}
         secrets |= {w for w in words[start:] if _password_shaped(w) and w.lower() not in keywords()
-                    and w.lower() not in named and w.split("#")[0] not in boards}
+                    and w.lower() not in named and w.split("#")[0].lower() not in boards}
     owner = _own_account(session, sender)
     if owner is None or throttle.locked(owner):
         return secrets
@@ -97,6 +100,14 @@ def secret_words(session: Session, words: list[str], sender: str, refused: bool)
             secrets.add(word)
             break
     return secrets
+
+
+def _password_positions(command: Command | type[Command] | None, args: list[str]) -> tuple[int, ...]:
+    """Where the passwords are in ``args``: a command with several forms (``tournament join`` and
+    ``tournament standings``) says so itself, as in :func:`server.commands.base.mask`."""
+    if command is None:
+        return ()
+    return command.password_positions(args) if isinstance(command, Command) else command.password_args
 
 
 def _unknown_command_secrets(words: list[str], prefix: int, named: set[str]) -> set[str]:
@@ -131,11 +142,15 @@ def _named_userids(session: Session, words: list[str]) -> set[str]:
 
 
 def _board_numbers(session: Session, words: list[str]) -> set[str]:
-    """The words (before any ``#N``) that are numbers of existing boards: shown, a password is not."""
+    """The words (before any ``#N``) that name something public: numbers of existing boards and
+    names of tournaments (announced to everyone). Shown: a password is neither."""
     numbers = {int(w.split("#")[0]) for w in words if _is_number(w)}
-    if not numbers:
-        return set()
-    return {str(n) for n in session.scalars(select(Board.number).where(Board.number.in_(numbers)).distinct())}
+    found = {str(n) for n in session.scalars(select(Board.number).where(Board.number.in_(numbers)).distinct())
+             } if numbers else set()
+    names = {w.lower() for w in words if 0 < len(w) <= 40}
+    if names:
+        found |= set(session.scalars(select(Tournament.name).where(Tournament.name.in_(names)).limit(8)))
+    return found
 
 
 def _own_account(session: Session, address: str) -> User | None:

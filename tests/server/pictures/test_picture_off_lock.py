@@ -8,6 +8,7 @@ the drawing thread must own neither.
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
@@ -58,22 +59,27 @@ def test_the_outbox_keeps_what_to_draw_and_the_relay_gets_what_a_fresh_process_d
     delivered = {m.rcpt_tos[0]: picture_of(m.message)[0] for m in new}
     with players.db.transaction() as s:
         rows = s.scalars(select(Outbox).where(Outbox.subject.like("New Interweave Board 101%"))).all()
-        stored = [(row.message, row.pictures) for row in rows]
+        stored = [(row.recipients[0], row.message, row.pictures) for row in rows]
     assert len(stored) == 2
-    for message, pictures in stored:
+    specs = {}
+    for recipient, message, pictures in stored:
         # The command stored no PNG: a placeholder, and what to draw for it.
         assert PNG_MAGIC_B64 not in message
         assert pictures and len(pictures) == 1
         (key, spec), = pictures.items()
         assert placeholder(key) in message
         assert spec["game"] == "interweave" and spec["players"] == ["alice", "bob"]
-    # As if the server had died after the commit: a new process fills the stored mail in.
-    code = (f"import sys, json; sys.path.insert(0, {str(ROOT)!r})\n"
+        specs[recipient] = spec
+    # As if the server had died after the commit: a new process fills each stored mail in
+    # (each player's own picture: Black's is drawn from Black's side, issue 26 item 8).
+    code = (f"import sys, json, base64; sys.path.insert(0, {str(ROOT)!r})\n"
             "from server.pictures.cache import spec_png\n"
-            "sys.stdout.buffer.write(spec_png(json.loads(sys.stdin.read())))\n")
-    fresh = subprocess.run([sys.executable, "-c", code], input=json.dumps(spec).encode(), capture_output=True,
-                           check=True, timeout=120).stdout
-    assert set(delivered.values()) == {fresh}
+            "specs = json.loads(sys.stdin.read())\n"
+            "print(json.dumps({k: base64.b64encode(spec_png(v)).decode() for k, v in specs.items()}))\n")
+    out = subprocess.run([sys.executable, "-c", code], input=json.dumps(specs).encode(), capture_output=True,
+                         check=True, timeout=120).stdout
+    fresh = {k: base64.b64decode(v) for k, v in json.loads(out).items()}
+    assert delivered == fresh
 
 
 def test_a_picture_the_game_cannot_draw_any_more_still_sends_the_mail() -> None:
