@@ -9,7 +9,7 @@ is set aside), an answer that is a clean SMTP code or one clear reply, and no
 state change unless a command in it succeeded.  A sample also goes through
 the real SMTP listener and through ``pbmserv process``.
 
-Knobs: ``PBMSERV_FUZZ_EXAMPLES`` (default 10000, split between whole
+Knobs: ``PBMSERV_FUZZ_EXAMPLES`` (default 4000, 10000 or more for a long run; split between whole
 messages and subject lines), ``PBMSERV_FUZZ_SMTP`` (default 200 generated
 messages over SMTP), ``PBMSERV_FUZZ_PROCESS`` (default 4 corpus and 2
 generated messages through ``pbmserv process``), ``PBMSERV_FUZZ_RANDOM=1``
@@ -44,11 +44,11 @@ from tests.reliability.mailgen import ADDRESS, messages, subjects
 from tests.reliability.serverproc import run_cli
 from tests.server.conftest import Running, start_server
 
-EXAMPLES = int(os.environ.get("PBMSERV_FUZZ_EXAMPLES", "10000"))
+EXAMPLES = int(os.environ.get("PBMSERV_FUZZ_EXAMPLES", "4000"))
 SMTP_EXAMPLES = int(os.environ.get("PBMSERV_FUZZ_SMTP", "200"))
 WORKER_EVERY = max(1, int(os.environ.get("PBMSERV_FUZZ_WORKER_EVERY", "8")))
 PROCESS_SAMPLE = int(os.environ.get("PBMSERV_FUZZ_PROCESS", "4"))
-#: Derandomized by default so CI runs the same 10,000 cases every time; PBMSERV_FUZZ_RANDOM=1 explores.
+#: Derandomized by default so CI runs the same 4,000 cases every time; PBMSERV_FUZZ_RANDOM=1 explores.
 FUZZ = dict(deadline=None, database=None, print_blob=True, derandomize=os.environ.get("PBMSERV_FUZZ_RANDOM") != "1",
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                    HealthCheck.function_scoped_fixture, HealthCheck.large_base_example])
