@@ -49,3 +49,12 @@ def material_words(mine: float, others: Sequence[float]) -> str:
     def fmt(x: float) -> str:
         return f"{x:g}"
     return f"material {fmt(mine)} against {' and '.join(fmt(o) for o in others)}"
+
+
+def captures_first(game: Any, state: Any, moves: list[str], marker: str = "x") -> list[str]:
+    """Move ordering: captures before quiet moves (a stable sort, so ties keep their order).
+
+    With 20-60 moves a position and a level-1 budget of ~150 searched
+    lines, the moves expanded first are most of the moves searched at all.
+    """
+    return sorted(moves, key=lambda m: marker not in m)

@@ -113,13 +113,21 @@ class Search:
 
     def untried(self, node: Node) -> list[str]:
         if node.untried is None:
-            moves = list(self.game.legal_moves(node.state))
-            if self.hooks.order is not None:
-                moves = list(reversed(self.hooks.order(self.game, node.state, moves)))
-            else:
-                self.rng.shuffle(moves)
-            node.untried = moves  # popped from the end: the most promising first
+            node.untried = self.arrange(node.state, list(self.game.legal_moves(node.state)))
         return node.untried
+
+    def arrange(self, state: Any, moves: list[str]) -> list[str]:
+        """A node's moves in the order they are expanded, popped from the end.
+
+        Shuffled first, so moves the ordering hook ranks alike (its sort is
+        stable) come in no fixed order and a small budget is not spent on
+        the start of ``legal_moves`` alone.
+        """
+        self.rng.shuffle(moves)
+        if self.hooks.order is not None:
+            moves = self.hooks.order(self.game, state, moves)
+        moves.reverse()
+        return moves
 
     def iterate(self, root: Node) -> None:
         path = [root]
@@ -215,11 +223,7 @@ def analyse(game: Game, state: Any, budget: Level, seed: int | None = None,
         return Analysis(seat, move, [Choice(move, 1, value)], values, 0, search.nodes,
                         time.process_time() - started, reason, len(moves))
     root = search.node(state)
-    root.untried = moves
-    if hooks.order is not None:
-        root.untried = list(reversed(hooks.order(game, state, moves)))
-    else:
-        rng.shuffle(root.untried)
+    root.untried = search.arrange(state, list(moves))
     iterations = 0
     deadline = started + budget.cpu_seconds
     while iterations < budget.iterations:

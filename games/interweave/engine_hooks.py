@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from games.engine.common import capture_first, material_words, shares
+from games.engine.common import capture_first, captures_first, material_words, shares
 
 VALUES = {"k": 6, "s": 4, "l": 4, "r": 3, "p": 1}
 PLAYOUT_DEPTH = 8
 playout_move = capture_first
+order = captures_first
 
 
 def material(state: Any) -> list[float]:

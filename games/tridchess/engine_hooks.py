@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from games.engine.common import capture_first, material_words, shares
+from games.engine.common import capture_first, captures_first, material_words, shares
 from games.tridchess.rules import BLACK
 
 #: Pawn, Knight, Bishop, Rook, Queen, King (by the rules' piece codes 1-6).
 VALUES = (0, 1, 3, 3, 5, 9, 0)
 PLAYOUT_DEPTH = 6
 playout_move = capture_first
+order = captures_first
 
 
 def material(state: Any) -> list[float]:

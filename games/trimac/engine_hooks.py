@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from games.engine.common import capture_first, material_words, shares
+from games.engine.common import capture_first, captures_first, material_words, shares
 from games.trimac.state import ALIVE
 
 #: General, Guard, Bishop, Knight, Rook, Cannon, Pawn, Banner (by kind 0-7).
 VALUES = (0, 2, 2, 4, 9, 4.5, 1, 3)
 PLAYOUT_DEPTH = 6
 playout_move = capture_first
+order = captures_first
 
 
 def material(state: Any) -> list[float]:

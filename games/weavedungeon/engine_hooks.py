@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from games.engine.common import capture_first, material_words, shares
+from games.engine.common import capture_first, captures_first, material_words, shares
 
 #: Star, Circle, Triangle, Square, Pentagon, Diamond (by piece code 1-6).
 VALUES = (0, 0, 3, 3, 5, 8, 1)
 PLAYOUT_DEPTH = 6
 playout_move = capture_first
+order = captures_first
 
 
 def material(state: Any) -> list[float]:
