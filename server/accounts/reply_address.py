@@ -39,7 +39,8 @@ PROVEN = "********"
 MOVE_WORDS = ("swap", "pass")
 SERVER_WORDS = ("resign", "propose", "undo", "accept", "reject")
 #: First words of a reply that are reply commands even where they also name a full command.
-REPLY_VERBS = ("move", "board", "mvoe", *MOVE_WORDS, *SERVER_WORDS, "queue", "preview", "show", "chat", "help")
+REPLY_VERBS = ("move", "board", "mvoe", *MOVE_WORDS, *SERVER_WORDS, "queue", "preview", "show", "chat", "help",
+               "hint", "review")
 #: Subject words of our own board mails, left over when the board title is cut off.
 SUBJECT_WORDS = ("new", "error", "reminder", "finished", "**")
 
@@ -181,6 +182,8 @@ def command_for(session: Session, token: str, line: str, from_subject: bool, com
         out = [game.name, "show", ref]
     elif verb == "help":
         out = ["help", *rest]
+    elif verb in ("hint", "review"):  # the computer opponent's advice (server/commands/computer.py)
+        out = [game.name, verb, *who]
     else:
         move = " ".join(words)
         if verb not in SERVER_WORDS and "#" not in move.rstrip("#+"):

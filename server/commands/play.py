@@ -10,7 +10,8 @@ from sqlalchemy import select
 
 from games import Game
 from server.accounts import accounts, consent
-from server.boards import boards, lifecycle
+from server.accounts import computer as accounts_computer
+from server.boards import boards, computer, lifecycle
 from server.commands import policy
 from server.commands.base import CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb
@@ -70,9 +71,10 @@ def join_quoted(tokens: list[str]) -> list[str]:
 #: Most boards one ``show USERID`` mails at once.
 SHOW_MAX = 20
 #: The ``--name`` options of a challenge that the server reads (not the game).
-SERVER_OPTIONS = ("nagtime", "forfeittime", "force", "unrated")
-#: Of those, the ones only the admin's ``pbmserv challenge`` may give.
-ADMIN_OPTIONS = ("force", "unrated")
+SERVER_OPTIONS = ("nagtime", "forfeittime", "force", "unrated", "rated")
+#: Of those, the ones only the admin's ``pbmserv challenge`` may give
+#: (``--rated``: a board against the computer, which is unrated by default).
+ADMIN_OPTIONS = ("force", "unrated", "rated")
 #: The shortest reminder period: a reminder a day is already more than pbmserv's players wanted.
 MIN_DAYS = 1.0
 
@@ -122,13 +124,16 @@ class Challenge(GameCommand):
     abbrev = 5
     argument_description = "USER1 USER2 [USER3] [-OPTION[=VALUE] ...] [--nagtime=DAYS] [--forfeittime=DAYS]"
     description = ("Start a board at once; USER1 moves first. The body is the first comment. "
-                   "The admin's pbmserv challenge also takes --force (past any policy) and --unrated.")
+                   "The admin's pbmserv challenge also takes --force (past any policy) and --unrated. "
+                   "USER 'computer' [-level=1|2|3] plays the computer (unrated; the admin's --rated rates it).")
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
         args = join_quoted(args)
         names = [a for a in args if not a.startswith("-")]
         server_opts = [a for a in args if a.startswith("--")]
         game_opts = [a for a in args if a.startswith("-") and not a.startswith("--")]
+        level, game_opts = computer.take_level(game_opts)
+        names, against_computer = computer.seat_accounts(ctx.session, names, level)
         if len(names) != game.players:
             raise CommandError(
                 f"{game.title} needs {game.players} players: {game.name} challenge "
@@ -161,10 +166,13 @@ class Challenge(GameCommand):
         users = [accounts.require_user(ctx.session, n) for n in names]
         if len({u.id for u in users}) != len(users):
             raise CommandError("A player cannot sit at the same board twice", title=game.title)
+        if against_computer:
+            owner = None if ctx.request.admin else queries.owner_of(ctx.session, ctx.request.sender)
+            computer.check_challenge(ctx.session, ctx.settings, users, owner, ctx.request.admin)
         if "force" not in flags:
             check_policies(ctx, game, users)
-        board, state = boards.create_board(ctx.session, game, users, options, nagtime, forfeittime,
-                                           rated="unrated" not in flags)
+        rated = "unrated" not in flags and (not against_computer or "rated" in flags)
+        board, state = boards.create_board(ctx.session, game, users, options, nagtime, forfeittime, rated=rated)
         challenger, proven = challenger_name(ctx, users[0])
         players = " vs ".join(u.userid for u in users)
         if proven:
@@ -213,6 +221,8 @@ def check_policies(ctx: Context, game: Game, users: list[User]) -> None:
     """
     owner = None if ctx.request.admin else queries.owner_of(ctx.session, ctx.request.sender)
     for user in users:
+        if accounts_computer.is_computer(user):
+            continue  # the computer consents to every board its own limits allow (server/boards/computer.py)
         reason = policy.refusal(ctx, user, game)
         if reason:
             raise CommandError(reason, title=game.title)

@@ -89,6 +89,11 @@ class Settings:
     #: Characters that start the tag of a plus-address (``pbmserv+TAG@...``),
     #: as Postfix's ``recipient_delimiter``; reply addresses use the first.
     recipient_delimiter: str = "+"
+    #: The computer opponent (issue 27): active boards against it per account and in all,
+    #: and hint/review requests that may wait in its queue.
+    computer_boards_per_account: int = 5
+    computer_boards: int = 200
+    computer_queue: int = 50
 
     @property
     def address(self) -> str:

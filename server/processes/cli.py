@@ -17,6 +17,7 @@ import click
 from sqlalchemy import func, select
 
 import games
+from server.boards.computer import queue_counts
 from server.commands import CommandError, Context, Request, dispatch
 from server.core.config import DEFAULT_DATABASE_URL, Settings
 from server.mail.quota import sent_last_hour
@@ -601,6 +602,9 @@ def status(app: App) -> None:
         click.echo(f"active boards:     {sum(n for _, n in rows)}")
         for name, n in rows:
             click.echo(f"  {name:<16} {n}")
+        queued = queue_counts(session)
+        click.echo(f"computer queue:    {queued['turns']} turns, {queued['hint']} hints, {queued['review']} reviews "
+                   f"waiting; {queued['boards']} boards against it; {queued['cut']} turns cut")
         last_in = session.scalars(select(Inbound).where(Inbound.error.is_not(None), Inbound.status.in_(["new", "shunted"]))
                                   .order_by(Inbound.id.desc()).limit(1)).first()
         last_out = session.scalars(select(Outbox).where(Outbox.last_error.is_not(None), Outbox.status != "sent")

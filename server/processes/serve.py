@@ -28,6 +28,7 @@ from typing import Any
 from server.core.config import Settings
 from server.mail.listener import InboundHandler, Listener
 from server.mail.outbox import Deliverer
+from server.processes.computer import ComputerPlayer
 from server.processes.worker import Worker
 from server.store.database import Database, worker_name
 
@@ -120,6 +121,10 @@ class Server:
         else:
             self._spawn(self._work_loop, "pbmserv-worker")
             self._spawn(self._deliver_loop, "pbmserv-deliver")
+            # Embedded (tests, workers == 0): the computer opponent is a thread;
+            # ``serve --workers N`` gives it a process of its own (Pool).
+            self._spawn(lambda: ComputerPlayer(self.db, self.settings).loop(self.stopping, self.settings.poll_interval),
+                        "pbmserv-computer")
         self.listener.start()
         host, port = self.settings.listen_hostport
         log.info("listening on %s:%d (%s), database %s, %s", host, port, "LMTP" if self.settings.lmtp else "SMTP",
@@ -229,6 +234,7 @@ class Pool:
         for index in range(len(self.slots)):
             self._fork(f"worker-{index}")
         self._fork("deliver")
+        self._fork("computer")
 
     def _fork(self, role: str) -> None:
         proc = self.context.Process(target=self._child, args=(role,), name=f"pbmserv-{role}", daemon=True)
@@ -248,6 +254,10 @@ class Pool:
         try:
             if role == "deliver":
                 server._deliver_loop(Deliverer(db, server.settings, server.name))
+            elif role == "computer":
+                # The computer opponent thinks here, outside every transaction and
+                # off the listener's and the workers' CPU time (issue 27).
+                ComputerPlayer(db, server.settings).loop(server.stopping, server.settings.poll_interval)
             else:
                 slot = self.slots[int(role.split("-")[1])]
                 worker = Worker(db, server.settings, server.name, on_claim=lambda i: setattr(slot, "value", i))
