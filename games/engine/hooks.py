@@ -17,6 +17,10 @@ A plugin package may hold a module ``engine_hooks`` (as it may hold
 ``order(game, state, moves) -> list[str]``
     The order in which the search tries a node's moves (most promising
     first); default: the order of ``legal_moves`` shuffled.
+``in_play(game, state) -> list[int]``
+    The seats still playing, in a game of more than two where a seat can
+    be out while the others play on (TriMac's defeated armies).  The server
+    uses it to end a board where only the computer is left.
 ``explain(game, state, seat) -> str``
     A few words, in the game's terms, on what ``evaluate`` sees for
     ``seat`` ("material 39 against 35"), for hints and reviews.
@@ -39,6 +43,7 @@ Evaluate = Callable[[Game, Any], Sequence[float]]
 PlayoutMove = Callable[[Game, Any, list[str], random.Random], str]
 Order = Callable[[Game, Any, list[str]], list[str]]
 Explain = Callable[[Game, Any, int], str]
+InPlay = Callable[[Game, Any], list[int]]
 
 #: Plies a playout may run without an evaluation before it is called a draw
 #: (every game here ends by its own rules well before; this is a guard).
@@ -52,6 +57,7 @@ class Hooks:
     playout_move: PlayoutMove | None = None
     order: Order | None = None
     explain: Explain | None = None
+    in_play: InPlay | None = None
 
     @property
     def names(self) -> list[str]:
@@ -88,4 +94,5 @@ def _from_module(module: Any) -> Hooks:
         playout_move=getattr(module, "playout_move", None),
         order=getattr(module, "order", None),
         explain=getattr(module, "explain", None),
+        in_play=getattr(module, "in_play", None),
     )

@@ -34,3 +34,8 @@ def evaluate(game: Any, state: Any) -> Sequence[float]:
 def explain(game: Any, state: Any, seat: int) -> str:
     m = material(state)
     return material_words(m[seat], [m[i] for i in range(3) if i != seat])
+
+
+def in_play(game: Any, state: Any) -> list[int]:
+    """The armies not yet defeated or resigned."""
+    return [seat for seat, status in enumerate(state.status) if status == ALIVE]

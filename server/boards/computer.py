@@ -118,10 +118,9 @@ def waiting_boards(session: Session, limit: int = 50) -> list[Board]:
     ids = accounts_computer.computer_ids(session)
     if not ids:
         return []
+    against = select(Seat.board_id).where(Seat.user_id.in_(ids))
     rows = session.scalars(
-        select(Board).join(Seat, Seat.board_id == Board.id)
-        .where(Board.status == "active", Seat.user_id.in_(ids))
-        .order_by(Board.turn_since, Board.id).distinct()
+        select(Board).where(Board.status == "active", Board.id.in_(against)).order_by(Board.turn_since, Board.id)
     ).all()
     out = [b for b in rows if b.to_move in computer_seats(b) or owed_vote(b) is not None]
     return out[:limit]
@@ -166,5 +165,9 @@ def queue_counts(session: Session) -> dict[str, int]:
     jobs = dict(session.execute(select(ComputerJob.kind, func.count()).where(ComputerJob.status == "new")
                                 .group_by(ComputerJob.kind)).all())
     cut = session.scalar(select(func.count()).select_from(ComputerJob).where(ComputerJob.status == "cut")) or 0
-    return {"turns": len(waiting_boards(session, limit=10**6)), "hint": jobs.get("hint", 0),
+    given_up = {(board_id, ply) for board_id, ply in session.execute(select(ComputerJob.board_id, ComputerJob.ply)
+                                                                      .where(ComputerJob.kind == "move",
+                                                                             ComputerJob.status == "cut"))}
+    turns = [b for b in waiting_boards(session, limit=10**6) if (b.id, b.ply) not in given_up]
+    return {"turns": len(turns), "hint": jobs.get("hint", 0),
             "review": jobs.get("review", 0), "cut": cut, "boards": active_against_computer(session)}

@@ -94,6 +94,8 @@ class Settings:
     computer_boards_per_account: int = 5
     computer_boards: int = 200
     computer_queue: int = 50
+    #: Whether this ``serve`` runs the computer's turns (one host of several may be enough).
+    computer: bool = True
 
     @property
     def address(self) -> str:

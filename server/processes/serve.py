@@ -123,8 +123,10 @@ class Server:
             self._spawn(self._deliver_loop, "pbmserv-deliver")
             # Embedded (tests, workers == 0): the computer opponent is a thread;
             # ``serve --workers N`` gives it a process of its own (Pool).
-            self._spawn(lambda: ComputerPlayer(self.db, self.settings).loop(self.stopping, self.settings.poll_interval),
-                        "pbmserv-computer")
+            if self.settings.computer:
+                self._spawn(lambda: ComputerPlayer(self.db, self.settings).loop(self.stopping,
+                                                                                self.settings.poll_interval),
+                            "pbmserv-computer")
         self.listener.start()
         host, port = self.settings.listen_hostport
         log.info("listening on %s:%d (%s), database %s, %s", host, port, "LMTP" if self.settings.lmtp else "SMTP",
@@ -234,7 +236,8 @@ class Pool:
         for index in range(len(self.slots)):
             self._fork(f"worker-{index}")
         self._fork("deliver")
-        self._fork("computer")
+        if self.server.settings.computer:
+            self._fork("computer")
 
     def _fork(self, role: str) -> None:
         proc = self.context.Process(target=self._child, args=(role,), name=f"pbmserv-{role}", daemon=True)
