@@ -197,11 +197,14 @@ def immediate_win(game: Game, state: Any, seat: int, moves: list[str]) -> str | 
 
 
 def analyse(game: Game, state: Any, budget: Level, seed: int | None = None,
-            hooks: Hooks | None = None) -> Analysis:
+            hooks: Hooks | None = None, evaluate: bool = False) -> Analysis:
     """Search ``state`` within ``budget``; the best move, the top three and why.
 
     ``seed`` makes a search with an iteration budget repeatable (tests, the
     benchmark); the CPU budget still cuts it short on a slow machine.
+    A position with one legal move is answered without searching, unless
+    ``evaluate`` asks for its value (a review needs the value of every
+    position, forced ones included).
     """
     seat = game.to_move(state)
     if seat is None:
@@ -215,7 +218,7 @@ def analyse(game: Game, state: Any, budget: Level, seed: int | None = None,
     search = Search(game, hooks, rng)
     win = immediate_win(game, state, seat, moves)
     search.nodes += len(moves) if win is None else moves.index(win) + 1
-    if win is not None or len(moves) == 1:
+    if win is not None or (len(moves) == 1 and not evaluate):
         move = win if win is not None else moves[0]
         value = 1.0 if win is not None else 0.5
         values = reward_vector(Outcome((seat,), (), ""), game.players) if win else [0.5] * game.players

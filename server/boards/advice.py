@@ -83,7 +83,7 @@ def values_of(game: Game, state: Any, budget: Level) -> tuple[list[float], Analy
     if game.to_move(state) is None:
         outcome = game.outcome(state)
         return (reward_vector(outcome, game.players) if outcome else [0.5] * game.players), None
-    found = analyse(game, state, budget)
+    found = analyse(game, state, budget, evaluate=True)
     return found.values, found
 
 
@@ -113,8 +113,8 @@ def review(game: Game, plan: Plan) -> tuple[str, str]:
         values, found = after, next_found
     lines = [f"Review of {game.title} Board {plan.number} ({' vs '.join(plan.players)}), "
              f"{len(plan.moves)} moves:", "",
-             _wrap("For each player, the moves after which the engine's estimate of their chances fell "
-                   "most, with the move it would have played instead.", ""), ""]
+             textwrap.fill("For each player, the moves after which the engine's estimate of their chances "
+                           "fell most, with the move it would have played instead.", width=76), ""]
     for seat, name in enumerate(plan.players):
         worst = sorted(drops.get(seat, []), reverse=True)[:REVIEW_MOVES]
         lines.append(f"{name}:")
