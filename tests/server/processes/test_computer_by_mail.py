@@ -15,6 +15,7 @@ seconds; the engine's strength is the benchmark's business.
 
 from __future__ import annotations
 
+import os
 import random
 import smtplib
 import time
@@ -34,8 +35,10 @@ ALICE = "alice@example.org"
 GAMES = [g for g in games.available() if g.name != "tictactoe"]
 #: Small boards where a game has them: the mail round trips are the cost.
 OPTIONS = {"warpandweft": "-size=2"}
-#: alice's moves before she resigns (TriMac's and long games' bound).
-MAX_TURNS = 60
+#: alice's moves before she resigns, which ends a long game (knob: PBMSERV_COMPUTER_TURNS).
+MAX_TURNS = int(os.environ.get("PBMSERV_COMPUTER_TURNS", "40"))
+#: TriMac: after her resignation only the computer is left, which ends the board too.
+TRIMAC_TURNS = int(os.environ.get("PBMSERV_COMPUTER_TURNS", "12"))
 
 
 @pytest.fixture
@@ -87,7 +90,7 @@ def test_a_whole_game_against_the_computer_by_reply(running: Running, quick_leve
     assert [m.subject for m in new] == [f"New {game.title} Board 101 alice"], [m.text for m in new]
     rng = random.Random(5)
     computer_mails = 0
-    for _turn in range(MAX_TURNS):
+    for _turn in range(TRIMAC_TURNS if game.players == 3 else MAX_TURNS):
         board = wait_for_alice(running, game)
         if board.status != "active":
             break
