@@ -48,8 +48,9 @@ def db_url(sqlite_url: str) -> str:
 
 @pytest.fixture
 def quick_levels(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(engine_levels.LEVELS, 1, engine_levels.Level(1, iterations=40, cpu_seconds=0.2,
-                                                                     accepts_undo=True))
+    for number in (1, 2):  # TriMac seats computer-1 and computer-2
+        monkeypatch.setitem(engine_levels.LEVELS, number, engine_levels.Level(number, iterations=40, cpu_seconds=0.2,
+                                                                              accepts_undo=number == 1))
 
 
 def board_row(running: Running, game: games.Game) -> Board:
@@ -84,6 +85,7 @@ def reply(running: Running, mail: Received, typed: str) -> list[Received]:
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
 def test_a_whole_game_against_the_computer_by_reply(running: Running, quick_levels: None, game: games.Game) -> None:
     running.mail(ALICE, "signup alice apple1")
+    running.mail(ALICE, "pictures alice apple1 off")  # the PNG per board mail is the dearest part; not tested here
     others = " ".join(["computer"] if game.players == 2 else ["computer-1", "computer-2"])
     level = " -level=1" if game.players == 2 else ""
     new = running.mail(ALICE, f"{game.name} challenge alice {others}{level} {OPTIONS.get(game.name, '')}".strip())
