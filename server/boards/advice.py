@@ -72,7 +72,8 @@ def hint(game: Game, plan: Plan) -> tuple[str, str]:
     lines = [f"Hint for {where}, {plan.players[seat]} ({side}) to move:", "",
              f"  Best move: {found.best}", "", "  The engine's top three:"]
     for i, choice in enumerate(found.top, 1):
-        lines.append(f"    {i}. {choice.move:<20} scores {choice.value:.0%} in {choice.visits} searched lines")
+        lines.append(_wrap(f"{i}. {choice.move:<20} scores {choice.value:.0%} in {choice.visits} searched lines",
+                           "    "))
     lines += ["", _wrap(f"Why: {found.reason}."), "",
               f"  ({found.iterations} lines searched in {found.cpu:.1f} s; a level-2 computer's look.)"]
     return subject, "\n".join(lines) + "\n"
@@ -121,7 +122,7 @@ def review(game: Game, plan: Plan) -> tuple[str, str]:
         if not worst:
             lines.append("  no move lost much by the engine's estimate.")
         for drop, ply, move, best in sorted(worst, key=lambda w: w[1]):
-            lines.append(f"  move #{ply}: {move:<16} chances down {drop:.0%}; the engine prefers {best}")
+            lines.append(_wrap(f"move #{ply}: {move}, chances down {drop:.0%}; the engine prefers {best}"))
         lines.append("")
     lines.append(f"({time.process_time() - started:.1f} s of search, {per:.2f} s a position at most.)")
     return subject, "\n".join(lines) + "\n"
