@@ -93,3 +93,14 @@ def test_the_cpu_budget_cuts_a_search_short() -> None:
     slow = Level(0, iterations=10**9, cpu_seconds=0.05, accepts_undo=False)
     found = analyse(TTT, position(), slow, seed=1)
     assert found.iterations < 10**9 and found.cpu < 1.0
+
+
+def test_a_forced_move_is_played_at_once_but_valued_when_asked() -> None:
+    # X a1 c1 b2 c2, O b1 a2 a3 c3: no line yet, and b3 (the last square) makes none: a draw.
+    state = position("a1", "b1", "c1", "a2", "b2", "a3", "c2", "c3")
+    assert TTT.legal_moves(state) == ["b3"] and TTT.outcome(state) is None
+    quick = analyse(TTT, state, QUICK, seed=1)
+    assert quick.best == "b3" and quick.iterations == 0
+    valued = analyse(TTT, state, QUICK, seed=1, evaluate=True)
+    assert valued.best == "b3" and valued.iterations == QUICK.iterations
+    assert valued.values == [0.5, 0.5]  # every line searched ends in the draw
