@@ -102,11 +102,16 @@ class ComputerPlayer:
 
     # -- 1. look -----------------------------------------------------------------
     def _look(self, session: Session) -> Turn | None:
-        cut = {(j.board_id, j.ply) for j in session.scalars(
-            select(ComputerJob).where(ComputerJob.kind == "move", ComputerJob.status.in_(["cut", "done"])))}
-        for board in computer.waiting_boards(session):
-            if (board.id, board.ply) in cut:
-                continue
+        waiting = computer.waiting_boards(session)
+        now = utcnow()
+        jobs = {(j.board_id, j.ply): j for j in session.scalars(select(ComputerJob).where(
+            ComputerJob.kind == "move", ComputerJob.board_id.in_([b.id for b in waiting])))}
+        for board in waiting:
+            job = jobs.get((board.id, board.ply))
+            busy = job is not None and (job.status == "cut" or (job.claimed_until is not None
+                                                                 and job.claimed_until > now))
+            if busy and computer.owed_vote(board) is None:
+                continue  # given up on, or another computer process is thinking about it (its lease)
             seats = computer.computer_seats(board)
             owed = computer.owed_vote(board)
             seat = owed if owed is not None else board.to_move
@@ -160,6 +165,8 @@ class ComputerPlayer:
         if job is None:
             job = ComputerJob(kind="move", board_id=board.id, ply=board.ply, user_id=user_id, status="new", tries=0)
             session.add(job)
+        elif job.status == "stale":  # the board came back to this move (an undo): a fresh turn
+            job.status, job.tries, job.error = "new", 0, None
         job.tries += 1
         job.claimed_until = utcnow() + timedelta(seconds=60)
         session.flush()
@@ -211,11 +218,10 @@ class ComputerPlayer:
             # Stale (the board moved on: undo, resignation, ...): the next look starts afresh.
             log.info("computer move %s on %s board %d refused: %s", move, turn.game, turn.number, exc)
             if job is not None:
-                job.status = "stale"
-                job.error = str(exc)[:2000]
+                job.status, job.error, job.claimed_until = "stale", str(exc)[:2000], None
             return
         if job is not None:
-            job.status = "done"
+            session.delete(job)  # the move is stored; only tries of open or cut turns are kept
 
     def _vote(self, session: Session, game: games.Game, turn: Turn) -> None:
         """Accept or reject the pending offer (through the lifecycle, as the vote command does)."""
@@ -242,6 +248,7 @@ class ComputerPlayer:
         job = self._job(session, turn, user.id)
         if job is not None:
             job.error = error[-2000:]
+            job.claimed_until = None  # tried again at the next look, until it is cut
 
     # -- hints and reviews --------------------------------------------------------
     def _claim_request(self, session: Session) -> int | None:

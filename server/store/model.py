@@ -375,7 +375,8 @@ class ComputerJob(Base):
     #: Where a hint or review goes, and the mail it answers (threading).
     address: Mapped[str | None] = mapped_column(String(320), nullable=True)
     message_id: Mapped[str | None] = mapped_column(String(300), nullable=True)
-    #: "new", "done", "stale" (the board moved on), "cut" (failed MAX_TRIES times).
+    #: "new", "done" (a hint or review sent; a move's row is deleted once stored),
+    #: "stale" (the board moved on), "cut" (failed MAX_TRIES times).
     status: Mapped[str] = mapped_column(String(10), default="new")
     tries: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
