@@ -13,7 +13,8 @@ from server.store.model import Address, User
 
 USERID = re.compile(r"^[a-z][a-z0-9_.+-]{0,31}$")
 ADDRESS = re.compile(r"^[^@\s<>(),;:\"]+@[A-Za-z0-9.-]+\.?[A-Za-z0-9-]*$")
-RESERVED = {"all", "active", "inactive", "next", "help", "new", "pbmserv", "postmaster"}
+RESERVED = {"all", "active", "inactive", "next", "help", "new", "pbmserv", "postmaster",
+            "computer", "computer-1", "computer-2", "computer-3"}  # the computer opponent (issue 27)
 
 
 def check_userid(userid: str) -> str:

@@ -54,9 +54,10 @@ SERVER_WORDS = ("resign", "propose", "undo", "accept", "reject")
 IRREVERSIBLE = ("resign", "accept")
 #: First words of a reply that are reply commands even where they also name a full command.
 REPLY_VERBS = ("move", "board", "mvoe", *MOVE_WORDS, *SERVER_WORDS, "queue", "preview", "show", "chat", "help",
-               "conditional", "if", "moves", "why", "record")
+               "conditional", "if", "moves", "why", "record", "hint", "review")
 #: Reply verbs that are not a move (a twice-sent one of these is not "already played").
-NOT_MOVES = ("queue", "preview", "show", "chat", "help", "conditional", "if", "moves", "why", "record")
+NOT_MOVES = ("queue", "preview", "show", "chat", "help", "conditional", "if", "moves", "why", "record",
+             "hint", "review")
 #: Subject words of our own board mails, left over when the board title is cut off.
 SUBJECT_WORDS = ("new", "error", "reminder", "finished", "**")
 
@@ -311,6 +312,8 @@ def _command_for(session: Session, user: User, board: Board, ply: int, line: str
         out = ["help", *rest]
     elif verb in ("moves", "why", "record"):  # questions about this board, answered to the asker only
         out = [game.name, verb, str(board.number), *rest]
+    elif verb in ("hint", "review"):  # the computer opponent's advice (server/commands/computer.py)
+        out = [game.name, verb, *who]
     else:
         move = " ".join(words)
         # The board is at the mail's move (checked above), so a typed #N other than

@@ -106,6 +106,7 @@ def dispatch(ctx: Context, words: list[str]) -> Result:
 
 # The command modules register themselves on import.
 from server.commands import (  # noqa: E402,F401
+    computer,
     conditional,
     game_records,
     general,

@@ -11,8 +11,9 @@ from sqlalchemy import exists, func, select
 from games import Game
 from games.digits import is_digits
 from server.accounts import accounts, consent
+from server.accounts import computer as accounts_computer
 from server.accounts.reply_address import seated_sender
-from server.boards import boards, conditional, lifecycle
+from server.boards import boards, computer, conditional, lifecycle
 from server.commands import game_records, policy
 from server.commands.base import CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb
@@ -73,9 +74,10 @@ def join_quoted(tokens: list[str]) -> list[str]:
 #: Most boards one ``show USERID`` mails at once.
 SHOW_MAX = 20
 #: The ``--name`` options of a challenge that the server reads (not the game).
-SERVER_OPTIONS = ("nagtime", "forfeittime", "totaltime", "force", "unrated", "record")
-#: Of those, the ones only the admin's ``pbmserv challenge`` may give.
-ADMIN_OPTIONS = ("force", "unrated")
+SERVER_OPTIONS = ("nagtime", "forfeittime", "totaltime", "force", "unrated", "rated", "record")
+#: Of those, the ones only the admin's ``pbmserv challenge`` may give
+#: (``--rated``: a board against the computer, which is unrated by default).
+ADMIN_OPTIONS = ("force", "unrated", "rated")
 #: The shortest reminder period: a reminder a day is already more than pbmserv's players wanted.
 MIN_DAYS = 1.0
 
@@ -127,13 +129,16 @@ class Challenge(GameCommand):
                             "[--totaltime=DAYS] [--record[=N]]")
     description = ("Start a board at once; USER1 moves first. The body is the first comment. "
                    "--record: from the game record attached (or the body) after its move N (default: all). "
-                   "The admin's pbmserv challenge also takes --force (past any policy) and --unrated.")
+                   "The admin's pbmserv challenge also takes --force (past any policy) and --unrated. "
+                   "USER 'computer' [-level=1|2|3] plays the computer (unrated; the admin's --rated rates it).")
 
     def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
         args = join_quoted(args)
         names = [a for a in args if not a.startswith("-")]
         server_opts = [a for a in args if a.startswith("--")]
         game_opts = [a for a in args if a.startswith("-") and not a.startswith("--")]
+        level, game_opts = computer.take_level(game_opts)
+        names, against_computer = computer.seat_accounts(ctx.session, names, level)
         if len(names) != game.players:
             raise CommandError(
                 f"{game.title} needs {game.players} players: {game.name} challenge "
@@ -173,8 +178,11 @@ class Challenge(GameCommand):
         check_timers(nagtime, forfeittime)
         options = game_options(game, game_opts) if record is None else record[0].options
         users = challenge_users(ctx, game, names, check="force" not in flags)
-        board, state = boards.create_board(ctx.session, game, users, options, nagtime, forfeittime,
-                                           rated="unrated" not in flags)
+        if against_computer:
+            owner = None if ctx.request.admin else queries.owner_of(ctx.session, ctx.request.sender)
+            computer.check_challenge(ctx.session, ctx.settings, users, owner, ctx.request.admin)
+        rated = "unrated" not in flags and (not against_computer or "rated" in flags)
+        board, state = boards.create_board(ctx.session, game, users, options, nagtime, forfeittime, rated=rated)
         board.totaltime = totaltime
         comment = ctx.request.comment
         opening = ""
@@ -255,6 +263,8 @@ def policy_refusals(ctx: Context, game: Game, users: list[User]) -> list[str]:
     owner = None if ctx.request.admin else queries.owner_of(ctx.session, ctx.request.sender)
     out = []
     for user in users:
+        if accounts_computer.is_computer(user):
+            continue  # the computer consents to every board its own limits allow (server/boards/computer.py)
         reason = policy.refusal(ctx, user, game)
         spared = ctx.request.admin or (owner is not None and owner.id == user.id)
         why = reason or (None if spared else consent.unconsented_refusal(ctx.session, user))

@@ -13,6 +13,7 @@ from sqlalchemy import delete, select
 from games import Game
 from games.digits import is_digits
 from server.accounts import accounts
+from server.accounts import computer as accounts_computer
 from server.accounts.throttle import SENDER_KEY
 from server.boards import boards
 from server.boards.watchers import board_watchers
@@ -84,6 +85,12 @@ class Chat(GameCommand):
         if user.id not in {u.id for u in audience} and subscription(ctx, board, user, "notify") is None:
             raise CommandError(f"{user.userid} neither plays on nor watches {game.title} Board {board.number}",
                                board=board, title=game.title)
+        people = [u for u in audience if u.id != user.id and not accounts_computer.is_computer(u)]
+        if not people:
+            raise CommandError("The computer does not read chat, and nobody else plays on or watches "
+                               f"{game.title} Board {board.number}: your message went nowhere. "
+                               f"'{game.name} hint' asks the computer for advice instead.", board=board,
+                               title=game.title)
         text = require_body(ctx, "chat message", game.title, board)
         root = board_root(ctx.settings, game.name, board.number)
         subject = f"{game.title} Board {board.number} chat from {user.userid}"

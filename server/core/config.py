@@ -137,6 +137,13 @@ class Settings:
     recipient_delimiter: str = "+"
     #: The admin's text under every mail (the original's advertisement file; ``--footer-file``).
     footer: str = ""
+    #: The computer opponent (issue 27): active boards against it per account and in all,
+    #: and hint/review requests that may wait in its queue.
+    computer_boards_per_account: int = 5
+    computer_boards: int = 200
+    computer_queue: int = 50
+    #: Whether this ``serve`` runs the computer's turns (one host of several may be enough).
+    computer: bool = True
 
     @property
     def address(self) -> str:

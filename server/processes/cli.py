@@ -18,6 +18,7 @@ import click
 from sqlalchemy import func, select
 
 import games
+from server.boards.computer import queue_counts
 from server.commands import CommandError, Context, Request, dispatch
 from server.core.config import DEFAULT_DATABASE_URL, Settings
 from server.mail.quota import sent_last_hour
@@ -312,8 +313,11 @@ def read_footer(path: str | None) -> str:
 @click.option("--workers", envvar="PBMSERV_WORKERS", type=click.IntRange(min=0), default=None,
               help="Processes applying commands (default: the number of cores; 0: threads of the listener's "
                    "process).  Replies go out from one more process.")
+@click.option("--computer/--no-computer", envvar="PBMSERV_COMPUTER", default=True,
+              help="Play the computer opponent's turns and answer hints here, in a process of their own "
+                   "(default on; with several hosts one may be enough).")
 @pass_app
-def serve(app: App, lmtp: bool, workers: int | None) -> None:
+def serve(app: App, lmtp: bool, workers: int | None, computer: bool) -> None:
     """Run the listener, the worker and the delivery loop until stopped."""
     from server.processes.serve import Server
 
@@ -325,6 +329,7 @@ def serve(app: App, lmtp: bool, workers: int | None) -> None:
         logging.getLogger("alembic").setLevel(logging.WARNING)
     root.setLevel(min(root.level, logging.INFO))
     app.settings.lmtp = lmtp
+    app.settings.computer = computer
     app.settings.workers = (os.cpu_count() or 1) if workers is None else workers
     require_games()
     try:
@@ -784,6 +789,10 @@ def _queue_status(app: App) -> None:
         click.echo(f"active boards:     {sum(n for _, n in rows)}")
         for name, n in rows:
             click.echo(f"  {name:<16} {n}")
+        queued = queue_counts(session)
+        if any(queued.values()):  # only on a server where someone plays the computer
+            click.echo(f"computer queue:    {queued['turns']} turns, {queued['hint']} hints, {queued['review']} reviews "
+                       f"waiting; {queued['boards']} boards against it; {queued['cut']} turns cut")
         last_in = session.scalars(select(Inbound).where(Inbound.error.is_not(None), Inbound.status.in_(["new", "shunted"]))
                                   .order_by(Inbound.id.desc()).limit(1)).first()
         last_out = session.scalars(select(Outbox).where(Outbox.last_error.is_not(None), Outbox.status != "sent")

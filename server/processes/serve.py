@@ -29,6 +29,7 @@ from server.core.config import Settings
 from server.mail.imap import ImapReceiver
 from server.mail.listener import InboundHandler, Listener
 from server.mail.outbox import Deliverer
+from server.processes.computer import ComputerPlayer
 from server.processes.health import Watchdog
 from server.processes.worker import Worker
 from server.store.database import Database, worker_name
@@ -126,6 +127,12 @@ class Server:
         else:
             self._spawn(self._work_loop, "pbmserv-worker")
             self._spawn(self._deliver_loop, "pbmserv-deliver")
+            # Embedded (tests, workers == 0): the computer opponent is a thread;
+            # ``serve --workers N`` gives it a process of its own (Pool).
+            if self.settings.computer:
+                self._spawn(lambda: ComputerPlayer(self.db, self.settings).loop(self.stopping,
+                                                                                self.settings.poll_interval),
+                            "pbmserv-computer")
         self.listener.start()
         if self.imap is not None:
             self.imap.start()
@@ -241,6 +248,8 @@ class Pool:
         for index in range(len(self.slots)):
             self._fork(f"worker-{index}")
         self._fork("deliver")
+        if self.server.settings.computer:
+            self._fork("computer")
 
     def _fork(self, role: str) -> None:
         proc = self.context.Process(target=self._child, args=(role,), name=f"pbmserv-{role}", daemon=True)
@@ -260,6 +269,10 @@ class Pool:
         try:
             if role == "deliver":
                 server._deliver_loop(Deliverer(db, server.settings, server.name))
+            elif role == "computer":
+                # The computer opponent thinks here, outside every transaction and
+                # off the listener's and the workers' CPU time (issue 27).
+                ComputerPlayer(db, server.settings).loop(server.stopping, server.settings.poll_interval)
             else:
                 slot = self.slots[int(role.split("-")[1])]
                 worker = Worker(db, server.settings, server.name, on_claim=lambda i: setattr(slot, "value", i))

@@ -397,6 +397,8 @@ class ImapState(Base):
     last_error_at: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     #: Messages stored from this folder since the state row was made.
     stored: Mapped[int] = mapped_column(Integer, default=0)
+
+
 class Tournament(Base):
     """An organised event: boards of one game paired by a kind (server/boards/tournaments.py)."""
 
@@ -449,3 +451,38 @@ class TournamentPlayer(Base):
 
     tournament: Mapped[Tournament] = relationship(back_populates="entries")
     user: Mapped[User] = relationship(lazy="joined")
+
+
+class ComputerJob(Base):
+    """Work for the computer opponent's process (server/processes/computer.py).
+
+    ``kind`` "move": the computer's turn on a board at ``ply`` (the row counts
+    the tries, so a turn that keeps failing is cut, never retried for ever);
+    "hint" and "review": a player's request, answered by mail to
+    ``address``.  The engine thinks outside any transaction; only taking a
+    job and handing in its result are short transactions.
+    """
+
+    __tablename__ = "computer_jobs"
+    __table_args__ = (
+        Index("ix_computer_jobs_status_id", "status", "id"),
+        UniqueConstraint("board_id", "kind", "ply", "user_id", name="uq_computer_jobs_board_kind_ply_user"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    board_id: Mapped[int] = mapped_column(ForeignKey("boards.id", ondelete="CASCADE"), index=True)
+    #: The board's ply when the job was made: a move for another ply is stale.
+    ply: Mapped[int] = mapped_column(Integer)
+    #: The computer's seat (move) or the asking player (hint, review).
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    #: Where a hint or review goes, and the mail it answers (threading).
+    address: Mapped[str | None] = mapped_column(String(320), nullable=True)
+    message_id: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    #: "new", "done" (a hint or review sent; a move's row is deleted once stored),
+    #: "stale" (the board moved on), "cut" (failed MAX_TRIES times).
+    status: Mapped[str] = mapped_column(String(10), default="new")
+    tries: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    claimed_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)

@@ -1,0 +1,106 @@
+"""The engine on a third-party game it knows nothing about: the suite's tic-tac-toe.
+
+Tic-tac-toe has no engine hooks, so this is the bare search over the
+contract.  The positions are set up by hand and the right answers reasoned
+out on paper, not taken from the engine.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from games.contract import Outcome
+from games.engine import Hooks, Level, analyse, choose, hooks_for, reward_vector
+from tests.tictactoe import GAME as TTT
+
+#: Small and fixed, so the tests are quick and repeatable (iterations, not seconds).
+QUICK = Level(0, iterations=400, cpu_seconds=30.0, accepts_undo=True)
+
+
+def position(*moves: str) -> dict:
+    state = TTT.start({}, 2)
+    for i, move in enumerate(moves):
+        state = TTT.play(state, i % 2, move)
+    return state
+
+
+def test_a_game_without_hooks_gets_none() -> None:
+    assert hooks_for(TTT) == Hooks()
+
+
+def test_it_takes_an_immediate_win() -> None:
+    # X: a1 a2, O: b1 b2; X to move.  a3 completes the a-file; c3 does not.
+    state = position("a1", "b1", "a2", "b2")
+    assert choose(TTT, state, QUICK, seed=3) == "a3"
+
+
+def test_it_blocks_an_immediate_loss() -> None:
+    # X: a1 b2, O: c1; O to move with no win of its own: X threatens c3 (a1-b2-c3),
+    # so O must take c3.
+    state = position("a1", "c1", "b2")
+    for seed in range(5):
+        assert choose(TTT, state, QUICK, seed=seed) == "c3"
+
+
+def test_it_blocks_on_the_other_side_too() -> None:
+    # X: c1 c2, O: a1; O to move: X threatens c3 on the c-file, O has one mark only.
+    state = position("c1", "a1", "c2")
+    assert choose(TTT, state, QUICK, seed=1) == "c3"
+
+
+@pytest.mark.parametrize("computer", [0, 1])
+def test_it_never_loses_to_random(computer: int) -> None:
+    for game_no in range(25):
+        rng = random.Random(game_no)
+        state = TTT.start({}, 2)
+        while (seat := TTT.to_move(state)) is not None:
+            if seat == computer:
+                move = choose(TTT, state, QUICK, seed=game_no)
+            else:
+                move = rng.choice(TTT.legal_moves(state))
+            state = TTT.play(state, seat, move)
+        outcome = TTT.outcome(state)
+        assert outcome is not None and computer not in outcome.losers, (game_no, state["cells"])
+
+
+def test_analysis_names_three_candidates_and_a_reason() -> None:
+    state = position("a1")
+    found = analyse(TTT, state, QUICK, seed=2)
+    assert found.seat == 1
+    assert len(found.top) == 3 and len({c.move for c in found.top}) == 3
+    assert found.best == found.top[0].move
+    assert all(c.move in TTT.legal_moves(state) for c in found.top)
+    # Against a corner the only answer that does not lose with best play is the centre.
+    assert found.best == "b2"
+    assert found.reason and found.iterations == QUICK.iterations
+
+
+def test_a_finished_game_has_no_move() -> None:
+    with pytest.raises(ValueError):
+        analyse(TTT, position("a1", "b1", "a2", "b2", "a3"), QUICK)
+
+
+def test_rewards_are_per_seat() -> None:
+    assert reward_vector(Outcome((2,), (0, 1), "mate"), 3) == [0.0, 0.0, 1.0]
+    assert reward_vector(Outcome((), (), "draw"), 2) == [0.5, 0.5]
+    # A draw among survivors of a three-player game: the seat already out lost.
+    assert reward_vector(Outcome((), (0,), "draw"), 3) == [0.0, 0.5, 0.5]
+
+
+def test_the_cpu_budget_cuts_a_search_short() -> None:
+    slow = Level(0, iterations=10**9, cpu_seconds=0.05, accepts_undo=False)
+    found = analyse(TTT, position(), slow, seed=1)
+    assert found.iterations < 10**9 and found.cpu < 1.0
+
+
+def test_a_forced_move_is_played_at_once_but_valued_when_asked() -> None:
+    # X a1 c1 b2 c2, O b1 a2 a3 c3: no line yet, and b3 (the last square) makes none: a draw.
+    state = position("a1", "b1", "c1", "a2", "b2", "a3", "c2", "c3")
+    assert TTT.legal_moves(state) == ["b3"] and TTT.outcome(state) is None
+    quick = analyse(TTT, state, QUICK, seed=1)
+    assert quick.best == "b3" and quick.iterations == 0
+    valued = analyse(TTT, state, QUICK, seed=1, evaluate=True)
+    assert valued.best == "b3" and valued.iterations == QUICK.iterations
+    assert valued.values == [0.5, 0.5]  # every line searched ends in the draw
