@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -66,8 +67,12 @@ def test_serve_refuses_to_start_with_no_game(tmp_path: Path) -> None:
     """Every plugin fails to import: serve exits 78 and says why, instead of answering "unknown"."""
     shadow = tmp_path / "games"
     shutil.copytree(ROOT / "games", shadow, ignore=shutil.ignore_patterns("__pycache__"))
-    for plugin in [p for p in shadow.iterdir() if (p / "__init__.py").exists()]:
-        (plugin / "__init__.py").write_text('raise ImportError("numpy is missing")\n')
+    # The installed game plugins (their entry points), not every package under games/ (the
+    # computer opponent's engine is one too, and is no plugin).
+    plugins = {ep.value.split(":")[0].split(".")[1] for ep in entry_points(group="pbmserv.games")}
+    assert plugins
+    for name in plugins:
+        (shadow / name / "__init__.py").write_text('raise ImportError("numpy is missing")\n')
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
     proc = subprocess.run([sys.executable, "-m", "server.cli", "--database-url", f"sqlite:///{tmp_path / 'x.db'}",
                            "--listen", f"127.0.0.1:{free_port()}", "--relay", "127.0.0.1:1", "serve"],
