@@ -106,6 +106,14 @@ def waiting_note(user: User) -> str:
         f"and nothing else goes there until then): {', '.join(waiting)}", width=78, break_on_hyphens=False) + "\n"
 
 
+def set_addresses(ctx: Context, user: User, addresses: list[str], subject: str) -> Result:
+    """``change address`` and ``add``: the account's addresses become ``addresses`` (new ones are
+    confirmed by mail), and the answer says where mail goes now."""
+    mails = confirm.set_addresses(ctx.session, ctx.settings, user, addresses, ctx.request.sender, ctx.now)
+    goes = ", ".join(accounts.addresses_of(user)) or "nowhere until an address is confirmed"
+    return Result(f"Mail for {user.userid} now goes to: {goes}{waiting_note(user)}", subject=subject, mails=mails)
+
+
 @general
 class Signup(Command):
     name = "signup"
@@ -147,10 +155,7 @@ class Change(Command):
         if what == "address" and len(args) >= 3:
             user = accounts.authenticate(ctx.session, args[1], args[2])
             addresses = accounts.check_addresses(args[3:], ctx.request.sender)
-            mails = confirm.set_addresses(ctx.session, ctx.settings, user, addresses, ctx.request.sender, ctx.now)
-            goes = ", ".join(accounts.addresses_of(user)) or "nowhere until an address is confirmed"
-            return Result(f"Mail for {user.userid} now goes to: {goes}{waiting_note(user)}",
-                          subject="pbmserv: address changed", mails=mails)
+            return set_addresses(ctx, user, addresses, "pbmserv: address changed")
         raise CommandError("Usage: change password USERID OLD NEW, or change address USERID PASSWORD [ADDRESS ...]")
 
 
@@ -170,10 +175,7 @@ class Add(Command):
         added = accounts.check_addresses(args[2:], ctx.request.sender)
         have = [a.address for a in user.addresses]
         wanted = have + [a for a in added if a.lower() not in {h.lower() for h in have}]
-        mails = confirm.set_addresses(ctx.session, ctx.settings, user, wanted, ctx.request.sender, ctx.now)
-        goes = ", ".join(accounts.addresses_of(user)) or "nowhere until an address is confirmed"
-        return Result(f"Mail for {user.userid} now goes to: {goes}{waiting_note(user)}",
-                      subject="pbmserv: address added", mails=mails)
+        return set_addresses(ctx, user, wanted, "pbmserv: address added")
 
 
 @general

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import random
-import smtplib
 import time
 
 import pytest
@@ -27,8 +26,7 @@ import games
 from games.engine import levels as engine_levels
 from server.boards import boards
 from server.store.model import Board, ComputerJob
-from tests.client_replies import thunderbird_flowed
-from tests.mailtools import Received
+from tests.server.commands.test_computer_commands import reply
 from tests.server.conftest import Running
 
 ALICE = "alice@example.org"
@@ -73,12 +71,6 @@ def wait_for_alice(running: Running, game: games.Game, timeout: float = 60.0) ->
     raise AssertionError("the computer did not move")
 
 
-def reply(running: Running, mail: Received, typed: str) -> list[Received]:
-    before = len(running.sink.messages)
-    with smtplib.SMTP("127.0.0.1", running.port, timeout=30) as smtp:
-        smtp.sendmail(ALICE, [str(mail.message["Reply-To"])], thunderbird_flowed(mail, ALICE, typed))
-    running.quiesce()
-    return running.sink.messages[before:]
 
 
 @pytest.mark.slow
