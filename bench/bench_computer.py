@@ -80,7 +80,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
     names = args.game or [g.name for g in games.available() if g.name != "tictactoe"]
-    levels = [int(x) for x in args.levels.split(",")]
+    levels = [int(x) for x in args.levels.split(",") if x]  # "" with --versus: level 3 vs 1 only
     print(f"load average at start: {os.getloadavg()}  cores: {os.cpu_count()}")
     print(f"{args.games} games a cell, at most {args.max_plies} plies a game\n")
     print(f"{'game':<13} {'match':<16} {'won':>9} {'drawn':>6} {'not over':>8} {'cpu/move':>9} "
