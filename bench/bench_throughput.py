@@ -516,8 +516,8 @@ class TreeCpu:
 
 
 #: Which part of the server a stack belongs to, by a frame in it.
-ROLES = [("_deliver_loop", "deliverer"), ("_work_loop", "workers"), ("GroupCommit._run", "store thread"),
-         ("supervise", "supervisor")]
+ROLES = [("_deliver_loop", "deliverer"), ("_work_loop", "workers"), ("ComputerPlayer.loop", "computer"),
+         ("GroupCommit._run", "store thread"), ("supervise", "supervisor")]
 
 
 def top_frames(path: Path, count: int = 12) -> str:
@@ -564,17 +564,16 @@ def top_frames(path: Path, count: int = 12) -> str:
 
 
 def child_roles(pid: int) -> dict[int, str]:
-    """Which child of ``serve`` is which: it forks its workers first, then the deliverer."""
+    """Which child of ``serve`` is which: each names itself (``pbm-worker-0``, ``pbm-deliver``,
+    ``pbm-computer``: prctl PR_SET_NAME, what ``ps`` shows)."""
     try:
         import psutil
 
-        children = sorted(psutil.Process(pid).children(), key=lambda c: (c.create_time(), c.pid))
+        children = psutil.Process(pid).children()
+        return {c.pid: c.name().removeprefix("pbm-").replace("worker-", "worker ")
+                .replace("deliver", "deliverer") for c in children}
     except Exception:  # psutil missing or the process gone: plain pids then
         return {}
-    roles = {c.pid: f"worker {i}" for i, c in enumerate(children[:-1])}
-    if children:
-        roles[children[-1].pid] = "deliverer"
-    return roles
 
 
 def percentile(values: list[float], p: float) -> float:

@@ -21,7 +21,7 @@ from server.accounts.accounts import addresses_of
 from server.accounts.reply_address import invite
 from server.boards import board_notes, board_record, conditional, snapshots, standings
 from server.boards.ratings import rate_board
-from server.boards.watchers import board_watchers
+from server.boards.watchers import board_followers
 from server.core.config import Settings
 from server.core.errors import CommandError
 from server.mail.replies import Mail, board_root
@@ -424,6 +424,7 @@ def announce(
     private: dict[int, str] | None = None,
     moves: list[Move] | None = None,
     pictures: list[Picture] | None = None,
+    followers: dict[str, list[User]] | None = None,
 ) -> list[Mail]:
     """One board mail per player (drawn from their seat) and per watcher.
 
@@ -432,6 +433,7 @@ def announce(
     ``state`` when the caller has them already (the move path needs the
     moves for the mover's reply too; drawing the PNG is the dearest step
     of a move, 7.5 ms for interweave, so it is drawn once per command).
+    ``followers``: the board's followers by kind (watchers.board_followers), likewise.
     """
     if moves is None:
         moves = moves_of(ctx.session, board)
@@ -440,7 +442,8 @@ def announce(
     root = board_root(ctx.settings, game.name, board.number)
     mails: list[Mail] = []
     recipients: list[tuple[User, int | None]] = [(u, i) for i, u in enumerate(seat_users(board))]
-    followers = {kind: board_watchers(ctx.session, board, kind) for kind in ("watch", "notify")}
+    if followers is None:
+        followers = board_followers(ctx.session, board)
     recipients += [(u, None) for u in followers["watch"]]
     if board.status != "active":
         # "notify" subscribers hear only of the end, and once: nothing is

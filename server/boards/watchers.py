@@ -3,27 +3,33 @@
 from __future__ import annotations
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload
 
 from server.store.model import Board, GameFollow, Subscription, User
 
 
-def board_watchers(session: Session, board: Board, kind: str = "watch") -> list[User]:
-    """Followers of one kind ("watch": every board mail, "notify": the end), sorted by userid.
+def board_followers(session: Session, board: Board) -> dict[str, list[User]]:
+    """Both kinds of followers ("watch": every board mail, "notify": the end), each sorted by userid.
 
     A game-wide ``watch`` (``GAME subscribe USERID PASSWORD all``) holds for
     boards started after it; a game-wide ``notify`` for every board.
-    Players are never their own board's followers.
+    Players are never their own board's followers.  Two statements for
+    both kinds (a move's mails need both: once it was eight, issue 25).
     """
     seated = {s.user_id for s in board.seats}
-    users = [s.user for s in session.scalars(
-        select(Subscription).where(Subscription.board_id == board.id, Subscription.kind == kind))]
-    query = select(GameFollow).where(GameFollow.game == board.game, GameFollow.kind == kind)
-    if kind == "watch":
-        query = query.where(GameFollow.created_at <= board.created_at)
-    users += [f.user for f in session.scalars(query)]
-    out: dict[int, User] = {}
-    for u in users:
-        if u.id not in seated and u.active:
-            out.setdefault(u.id, u)
-    return sorted(out.values(), key=lambda u: u.userid)
+    found: dict[str, dict[int, User]] = {"watch": {}, "notify": {}}
+    follows: list[tuple[str, User]] = [
+        (sub.kind, sub.user) for sub in session.scalars(
+            select(Subscription).where(Subscription.board_id == board.id).options(joinedload(Subscription.user)))]
+    follows += [(f.kind, f.user) for f in session.scalars(
+        select(GameFollow).where(GameFollow.game == board.game).options(joinedload(GameFollow.user)))
+        if f.kind != "watch" or f.created_at <= board.created_at]
+    for kind, user in follows:
+        if kind in found and user.id not in seated and user.active:
+            found[kind].setdefault(user.id, user)
+    return {kind: sorted(users.values(), key=lambda u: u.userid) for kind, users in found.items()}
+
+
+def board_watchers(session: Session, board: Board, kind: str = "watch") -> list[User]:
+    """Followers of one kind (see board_followers)."""
+    return board_followers(session, board)[kind]

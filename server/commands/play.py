@@ -13,7 +13,8 @@ from games.digits import is_digits
 from server.accounts import accounts, consent
 from server.accounts import computer as accounts_computer
 from server.accounts.reply_address import seated_sender
-from server.boards import boards, computer, conditional, lifecycle
+from server.boards import board_notes, boards, computer, conditional, lifecycle
+from server.boards.watchers import board_followers
 from server.commands import game_records, policy
 from server.commands.base import CommandError, Context, Result, authenticate
 from server.commands.registry import GameCommand, game_verb
@@ -327,8 +328,9 @@ def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, co
            private: dict[int, str] | None = None) -> Result:
     """Mails for everyone after a change, and the mover's own copy as the result."""
     moves = boards.moves_of(ctx.session, board)
+    followers = board_followers(ctx.session, board)
     mails = boards.announce(ctx, board, game, state, headline, comment_by=comment_by, comment=ctx.request.comment,
-                            private=private, moves=moves)
+                            private=private, moves=moves, followers=followers)
     # The PNG (7.5 ms for interweave) is drawn at most once per command, and
     # only for someone who gets it: announce's, or one for the mover alone.
     pictures = next((m.pictures for m in mails if m.pictures), None)
@@ -337,7 +339,7 @@ def played(ctx: Context, board: Board, game: Game, state: Any, headline: str, co
                     if pictures_for(ctx.session, ctx.request.sender) else [])
     note = boards.own_note(board, seat, private or {})
     text = boards.board_text(ctx.settings, board, game, state, moves, headline, seat, board.status != "active",
-                             note=note)
+                             note=note, followers=board_notes.follower_lines(board, followers))
     return Result(
         text,
         subject=boards.board_subject(board, game, comment=ctx.request.comment),

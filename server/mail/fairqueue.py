@@ -26,10 +26,17 @@ import itertools
 import time
 from datetime import datetime
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import Connection, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
 from server.store.model import Inbound
+
+#: Is any message claimable in a tier?  Built once: this runs at every wake-up of every worker.
+_WAITING = (select(Inbound.id)
+            .where(Inbound.status == "new",
+                   or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < bindparam("now")),
+                   Inbound.known == bindparam("known"))
+            .limit(1))
 
 
 class TokenBucket:
@@ -68,6 +75,15 @@ class FairQueue:
 
     def claimable(self, now: datetime):  # type: ignore[no-untyped-def]
         return (Inbound.status == "new", or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < now))
+
+    def waiting(self, conn: Connection, now: datetime) -> bool:
+        """Whether ``pick`` could take anything now (a read: see Database.peek)."""
+        for known in (True, False):
+            if not known and not self.strangers.available():
+                return False
+            if conn.execute(_WAITING, {"now": now, "known": known}).first() is not None:
+                return True
+        return False
 
     def pick(self, session: Session, now: datetime) -> Inbound | None:
         """The row to claim, locked; None when nothing may be taken now."""

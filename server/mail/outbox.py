@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import Connection, bindparam, or_, select, update
 from sqlalchemy.orm import Session
 
 from server.core.config import Settings
@@ -114,6 +114,13 @@ def _alive(pid: int) -> bool:
     return True
 
 
+#: Is any mail due?  Built once: the deliverer asks at every wake-up (Database.peek).
+_DUE = (select(Outbox.id)
+        .where(Outbox.status == "pending", Outbox.next_attempt <= bindparam("now"),
+               or_(Outbox.claimed_until.is_(None), Outbox.claimed_until < bindparam("now")))
+        .limit(1))
+
+
 class Deliverer:
     def __init__(self, db: Database, settings: Settings, name: str | None = None) -> None:
         self.db = db
@@ -164,12 +171,19 @@ class Deliverer:
 
         return self.db.run(work)
 
+    @staticmethod
+    def _due(conn: Connection) -> bool:
+        """Whether any row is due now (a read; ``claim`` checks again, under the lock)."""
+        return conn.execute(_DUE, {"now": utcnow()}).first() is not None
+
     def run_once(self) -> int:
         """Deliver one batch; the number of rows handled (0: nothing due)."""
         # On SQLite the process that delivers gets the write lock in turn, not
         # behind every worker that asks again (issue 32, item 10).  Set here, not
         # in __init__: serve makes a Deliverer in the listener's process too.
         self.db.hand_over_to_me()
+        if not self.db.peek(self._due):
+            return 0  # woken for nothing: no write transaction (Database.peek)
         jobs = self.claim()
         if not jobs:
             return 0

@@ -71,8 +71,7 @@ def _count_one(session: Session, address: str, day: date, amount: int = 1) -> in
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
     stmt = insert(table).values(address=address, day=day, count=amount)
     stmt = stmt.on_conflict_do_update(index_elements=["address", "day"], set_={"count": table.c.count + amount})
-    session.execute(stmt)
-    return session.scalar(select(ReplyQuota.count).where(ReplyQuota.address == address, ReplyQuota.day == day)) or 0
+    return session.scalar(stmt.returning(table.c.count)) or 0  # RETURNING: SQLite >= 3.35, PostgreSQL
 
 
 #: Players one account may reach by ``message`` and ``chat`` in a day ...

@@ -33,12 +33,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, String, cast, or_, select
 from sqlalchemy.orm import Session
 
 import games
 from games import Outcome
 from games.engine import LEVELS, analyse, hooks_for, level
+from server.accounts.computer import USERIDS
 from server.accounts.reply_address import Identity
 from server.boards import advice, boards, computer, lifecycle
 from server.commands import Context, Request, dispatch
@@ -46,7 +47,7 @@ from server.core.config import Settings
 from server.core.errors import CommandError
 from server.mail.replies import Mail, board_root, queue
 from server.store.database import Database
-from server.store.model import Board, ComputerJob, User, utcnow
+from server.store.model import Board, ComputerJob, Seat, User, utcnow
 
 log = logging.getLogger("pbmserv.computer")
 
@@ -69,6 +70,15 @@ class Turn:
     vote: str | None  # the vote word to send, when a vote is owed instead of a move
 
 
+#: A computer seat to move, a vote it may owe, or a hint or review waiting (ComputerPlayer._anything).
+_ANYTHING = select(or_(
+    select(Board.id).join(Seat, Seat.board_id == Board.id).join(User, User.id == Seat.user_id)
+    .where(Board.status == "active", User.userid.in_(sorted(USERIDS)),
+           or_(Seat.seat == Board.to_move, cast(Board.pending, String).like('%"vote"%'))).exists(),
+    select(ComputerJob.id).where(ComputerJob.status == "new", ComputerJob.kind != "move").exists(),
+))
+
+
 class ComputerPlayer:
     def __init__(self, db: Database, settings: Settings) -> None:
         self.db = db
@@ -77,6 +87,8 @@ class ComputerPlayer:
     # -- the loop ---------------------------------------------------------------
     def run_once(self) -> bool:
         """One turn or one request, if any is waiting; False when there was nothing to do."""
+        if not self.db.peek(self._anything):
+            return False  # the usual poll: a read, no write transaction (Database.peek)
         turn = self.db.run(self._look)
         if turn is not None:
             self._take(turn)
@@ -99,6 +111,12 @@ class ComputerPlayer:
                     log.exception("computer loop error")
                 quiet_since = quiet_since or time.monotonic()
             stopping.wait(max(poll, 0.05))
+
+    @staticmethod
+    def _anything(conn: Connection) -> bool:
+        """Whether a board may wait for the computer or a hint or review is asked (a read, many a second:
+        Core, one statement; a false yes only costs a look in a real transaction)."""
+        return bool(conn.execute(_ANYTHING).scalar())
 
     # -- 1. look -----------------------------------------------------------------
     def _look(self, session: Session) -> Turn | None:

@@ -259,6 +259,7 @@ class Pool:
     def _child(self, role: str) -> None:
         """A child's whole life: its own connections, its loop, exit when told or orphaned."""
         _die_with_parent()
+        _name_process(f"pbm-{role}")
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group; the parent stops us
         # A child forked again by the supervisor would inherit the CLI's
         # SIGTERM handler, which only sets an event of the parent's.
@@ -302,6 +303,16 @@ class Pool:
             if proc.is_alive():
                 proc.terminate()
                 proc.join(timeout=5)
+
+
+def _name_process(name: str) -> None:
+    """Linux: the name ``ps``, ``top`` and psutil show for this child (``pbm-worker-0``,
+    ``pbm-deliver``, ``pbm-computer``; the kernel keeps 15 bytes), so an admin sees which role burns CPU."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(15, ctypes.c_char_p(name.encode()[:15]), 0, 0, 0)  # PR_SET_NAME, 15 bytes at most
+    except (OSError, AttributeError):
+        pass
 
 
 def _die_with_parent() -> None:

@@ -223,6 +223,8 @@ class Worker:
     def _run(self, inbound_id: int | None) -> bool:
         self.current = None
         started = time.thread_time()
+        if inbound_id is None and not self.db.peek(lambda session: self.queue.waiting(session, utcnow())):
+            return False  # woken for nothing (another worker took it): no write transaction
         try:
             with passwords.checked_outside():
                 taken = self._passwords_outside(lambda: self.db.run(

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -100,6 +100,25 @@ class Database:
                 self._file_lock.release()  # type: ignore[union-attr]
             if locked:
                 self._sqlite_lock.release()
+
+    def peek(self, work: Callable[[Connection], T]) -> T:
+        """Run ``work`` as a read, outside the write lock: is there anything to do at all?
+
+        The worker, deliverer and computer loops wake (or poll) far more
+        often than there is work for them: every stored mail wakes every
+        worker, and each woken loop used to open a write transaction (on
+        SQLite ``BEGIN IMMEDIATE`` and the lock file) only to find nothing.
+        Those empty claims were a quarter of the statements per move and
+        kept the write lock busy for the one process that had work
+        (issue 25).  A peek is a plain read: on SQLite a deferred ``BEGIN``
+        (WAL readers never wait for the writer), on PostgreSQL an ordinary
+        transaction; it is rolled back, and a caller that finds work still
+        claims it in a real transaction, where the answer is checked again.
+        ``work`` gets a Core connection, not a Session: a peek runs many times
+        a second and needs no ORM objects.
+        """
+        with self.engine.connect().execution_options(pbmserv_read=True) as conn:
+            return work(conn)
 
     @contextmanager
     def _durable_session(self) -> Iterator[Session]:
@@ -411,7 +430,8 @@ def _sqlite_setup(engine: Engine, busy_timeout: float) -> None:
 
     @event.listens_for(engine, "begin")
     def _begin(conn) -> None:  # type: ignore[no-untyped-def]
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # A peek (Database.peek) only reads: a deferred BEGIN takes no write lock.
+        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get("pbmserv_read") else "BEGIN IMMEDIATE")
 
 
 def alembic_config(engine: Engine | None = None) -> Config:

@@ -22,6 +22,6 @@ def owner_of(session: Session, address: str, active_only: bool = True) -> User |
     """
     if not address:
         return None
-    query = select(Address).join(User).where(func.lower(Address.address) == address.lower(), Address.confirmed)
-    row = session.scalars((query.where(User.active) if active_only else query).limit(1)).first()
-    return row.user if row is not None else None
+    # The user itself, in one statement (selecting the Address loaded its user with a second one).
+    query = select(User).join(Address).where(func.lower(Address.address) == address.lower(), Address.confirmed)
+    return session.scalars((query.where(User.active) if active_only else query).limit(1)).first()
