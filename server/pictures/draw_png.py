@@ -41,7 +41,7 @@ from __future__ import annotations
 import io
 import itertools
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -339,8 +339,8 @@ def _shape(s: Shape, grid: _Grid) -> _SHAPE:
     x0, y0, x1, y1 = extent
     xs, ys = grid.xs, grid.ys
     cols = len(xs) - 1
-    c0, c1 = max(0, bisect_right(xs, x0) - 1), min(cols - 1, bisect_right(xs, x1) - 1)
-    r0, r1 = max(0, bisect_right(ys, y0) - 1), min(len(ys) - 2, bisect_right(ys, y1) - 1)
+    c0, c1 = max(0, bisect_right(xs, x0) - 1), min(cols - 1, bisect_left(xs, x1) - 1)
+    r0, r1 = max(0, bisect_right(ys, y0) - 1), min(len(ys) - 2, bisect_left(ys, y1) - 1)
     tiles = tuple(r * cols + c for r in range(r0, r1 + 1) for c in range(c0, c1 + 1))
     got = _SHAPES[id(s)] = (s, serial, extent, grid, tiles, isinstance(s, Text) and x1 - x0 > TILE)
     return got
@@ -489,12 +489,14 @@ def _paint_tile(background: str, w: int, h: int, fixed: tuple[Shape, ...], other
 
 
 def _extent(s: Shape) -> tuple[float, float, float, float]:
-    """Where ``s`` may paint, at scale 1, padded: which tiles it belongs to."""
+    """Where ``s`` may paint, at scale 1 (left and top in, right and bottom out): which tiles it
+    belongs to.  As tight as Pillow allows, so a square's shapes stay in the square's own tile:
+    a rectangle (its outline is drawn inside it) on whole pixels paints exactly its box."""
     if isinstance(s, Rect):
-        pad = _PAD + (s.width if s.stroke else 0)
+        pad = 0 if all(float(v).is_integer() for v in (s.x, s.y, s.w, s.h)) else 1
         return s.x - pad, s.y - pad, s.x + s.w + pad, s.y + s.h + pad
-    if isinstance(s, Circle):
-        pad = _PAD + s.r + (s.width if s.stroke else 0)
+    if isinstance(s, Circle):  # the outline is drawn inside the circle, too
+        pad = s.r + 1
         return s.cx - pad, s.cy - pad, s.cx + pad, s.cy + pad
     if isinstance(s, Polygon):
         xs, ys = [p[0] for p in s.points], [p[1] for p in s.points]
@@ -504,9 +506,10 @@ def _extent(s: Shape) -> tuple[float, float, float, float]:
         pad = _PAD + s.width
         return min(s.x1, s.x2) - pad, min(s.y1, s.y2) - pad, max(s.x1, s.x2) + pad, max(s.y1, s.y2) + pad
     k = SUPERSAMPLE
-    mask, left, top = _text_mask(s.text, round(s.size * k), _ANCHOR.get(s.anchor, "mm"), s.x * k % 1, s.y * k % 1)
-    return (s.x + left / k - _PAD, s.y + top / k - _PAD, s.x + (left + mask.width) / k + _PAD,
-            s.y + (top + mask.height) / k + _PAD)
+    x, y = s.x * k, s.y * k
+    mask, left, top = _text_mask(s.text, round(s.size * k), _ANCHOR.get(s.anchor, "mm"), x % 1, y % 1)
+    x0, y0 = math.floor(x) + left, math.floor(y) + top
+    return x0 / k - 1, y0 / k - 1, (x0 + mask.width) / k + 1, (y0 + mask.height) / k + 1
 
 
 def _draw(img: Image.Image, shapes: tuple[Shape, ...] | list[Shape], dx: float = 0, dy: float = 0) -> None:
