@@ -178,6 +178,7 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
         height=y0 + grid + 90,
         title=f"Warp and Weft board: {text}",
         background="#ebe8e1",
+        grid=(x0, y0, 2 * cell),
     )
     d.add(Text(d.width / 2, 18, text, size=16, role="status"))
 

@@ -43,6 +43,7 @@ import itertools
 import math
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -85,27 +86,28 @@ class _Colours:
 
     The ids are the process's own (their order is history); nothing of them
     reaches a PNG but through the palette, which is ordered by colour value.
+    A colour's key is its RGBX pixel read as a little-endian word.
     """
 
     def __init__(self) -> None:
         self.rgb: list[tuple[int, int, int]] = [(0, 0, 0)]
-        #: The colours packed as 0xRRGGBB, sorted, and the id of each.
+        #: The colours' keys, sorted, and the id of each.
         self.keys = np.empty(0, dtype=np.uint32)
         self.ids = np.empty(0, dtype=np.uint16)
 
-    def positions(self, packed: np.ndarray) -> np.ndarray:
-        """Where each packed colour stands in ``keys``, registering new ones first."""
-        pos = np.searchsorted(self.keys, packed)
-        if len(self.keys) and (self.keys[np.minimum(pos, len(self.keys) - 1)] == packed).all():
+    def positions(self, keys: np.ndarray) -> np.ndarray:
+        """Where each key stands in ``keys``, registering new colours first."""
+        pos = np.searchsorted(self.keys, keys)
+        if len(self.keys) and (self.keys.take(pos, mode="clip") == keys).all():
             return pos
-        new = np.setdiff1d(packed, self.keys)
+        new = np.setdiff1d(keys, self.keys)
         first = len(self.rgb)
-        self.rgb.extend((v >> 16, (v >> 8) & 255, v & 255) for v in new.tolist())
-        keys = np.concatenate([self.keys, new.astype(np.uint32)])
+        self.rgb.extend((v & 255, (v >> 8) & 255, (v >> 16) & 255) for v in new.tolist())
+        merged = np.concatenate([self.keys, new.astype(np.uint32)])
         ids = np.concatenate([self.ids, np.arange(first, first + len(new), dtype=np.uint16)])
-        order = np.argsort(keys, kind="stable")
-        self.keys, self.ids = keys[order], ids[order]
-        return np.searchsorted(self.keys, packed)
+        order = np.argsort(merged, kind="stable")
+        self.keys, self.ids = merged[order], ids[order]
+        return np.searchsorted(self.keys, keys)
 
 
 _REGISTRY = _Colours()
@@ -152,6 +154,8 @@ class _Base:
     serials: list[tuple[int, ...]]
     #: Per tile, once asked for: those shapes moved to the tile's corner (see ``_moved``).
     moved: dict[int, tuple[Shape, ...]]
+    #: Cut along the board's squares (``Drawing.grid``): tiles are named by what they show.
+    aligned: bool
 
 
 @dataclass
@@ -270,9 +274,7 @@ def _bands(drawing: Drawing) -> list[tuple[tuple, _Band]]:
 def _background_id(colour: str) -> int:
     got = _BACKGROUNDS.get(colour)
     if got is None:
-        r, g, b = _rgb(colour)
-        packed = np.array([(r << 16) | (g << 8) | b], dtype=np.uint32)
-        got = _BACKGROUNDS[colour] = int(_REGISTRY.ids[_REGISTRY.positions(packed)][0])
+        got = _BACKGROUNDS[colour] = int(_patch(Image.new("RGB", (1, 1), colour)).ids[0, 0])
     return got
 
 
@@ -301,11 +303,11 @@ def _assemble(grid: _Grid, top: int, bottom: int, background: int, tiles: list[_
 
 def _patch(img: Image.Image) -> _Patch:
     """An RGB image as colour ids, and its colours in the order of their values."""
-    a = np.asarray(img, dtype=np.uint32)
-    packed = (a[..., 0] << 16) | (a[..., 1] << 8) | a[..., 2]
-    pos = _REGISTRY.positions(packed)
-    present = np.flatnonzero(np.bincount(pos.ravel(), minlength=len(_REGISTRY.keys)))
-    return _Patch(_REGISTRY.ids[pos], tuple(_REGISTRY.ids[present].tolist()), next(_SERIALS))
+    keys = np.frombuffer(img.convert("RGBX").tobytes(), dtype="<u4")
+    pos = _REGISTRY.positions(keys)
+    present = np.flatnonzero(np.bincount(pos))
+    return _Patch(_REGISTRY.ids.take(pos).reshape(img.height, img.width), tuple(_REGISTRY.ids.take(present).tolist()),
+                  next(_SERIALS))
 
 
 @lru_cache(maxsize=64)
@@ -361,7 +363,7 @@ def _base(drawing: Drawing, grid: _Grid) -> _Base:
         for t in info[4]:
             indexes[t].append(i)
     base = _Base(next(_SERIALS), grid, shapes, [info[2] for info in infos], indexes,
-                 [tuple(infos[i][1] for i in here) for here in indexes], {})
+                 [tuple(infos[i][1] for i in here) for here in indexes], {}, drawing.grid is not None)
     _remember(_BASES, key, base, 64)
     return base
 
@@ -405,12 +407,16 @@ def _layout(drawing: Drawing) -> tuple[_Grid, list[_Patch | None], list[_Overlay
 
 
 def _tile(background: str, base: _Base, t: int, shapes: list[Shape]) -> _Patch:
-    """Tile ``t``: what it shows, moved to its corner, names it, so a knight on a dark square is painted
-    once wherever it stands (and the pixels are those of the moved shapes: the same key, the same tile)."""
+    """Tile ``t`` of the picture.  On a board cut along its squares, what the tile shows, moved to its
+    corner, names it, so a knight on a dark square is painted once wherever it stands (and the pixels
+    are those of the moved shapes: the same key, the same tile).  Elsewhere a tile is its own."""
     cols = len(base.grid.xs) - 1
     r, c = divmod(t, cols)
     x, y = base.grid.xs[c], base.grid.ys[r]
     w, h = base.grid.xs[c + 1] - x, base.grid.ys[r + 1] - y
+    if not base.aligned:
+        return _paint_tile(background, x, y, w, h, (base.serial, t), [base.shapes[i] for i in base.indexes[t]],
+                           shapes)
     fixed = base.moved.get(t)
     if fixed is None:
         fixed = base.moved[t] = tuple(_moved(base.shapes[i], x, y) for i in base.indexes[t])
@@ -418,7 +424,7 @@ def _tile(background: str, base: _Base, t: int, shapes: list[Shape]) -> _Patch:
     key = (background, w, h, fixed, others)
     tile = _LOOKS.get(key)
     if tile is None:
-        tile = _paint_tile(background, w, h, fixed, others)
+        tile = _paint_tile(background, 0, 0, w, h, (background, w, h, fixed), fixed, others)
         _remember(_LOOKS, key, tile, TILE_CACHE)
     return tile
 
@@ -462,27 +468,30 @@ def _overlay_at(text: str, size: int, anchor: str, x: float, y: float, fill: tup
                     (x2 - odd_x) // 2, (y2 - odd_y) // 2)
 
 
-def _paint_tile(background: str, w: int, h: int, fixed: tuple[Shape, ...], others: tuple[Shape, ...]) -> _Patch:
-    """A tile of the picture from its shapes moved to its corner: the fixed ones from a kept canvas."""
+def _paint_tile(background: str, x: int, y: int, w: int, h: int, canvas: tuple,
+                fixed: Sequence[Shape], others: Sequence[Shape]) -> _Patch:
+    """The tile at (x, y): the fixed shapes from a canvas kept by ``canvas``, the others over a copy."""
     k = SUPERSAMPLE
     # Pillow truncates negative fractional coordinates towards zero, so a
     # circle that starts left of the tile would come out a pixel off.  The
     # canvas reaches out far enough that every fractional coordinate stays
     # positive (an even margin, to keep the 2x2 grid), then is cropped.
+    left, top = x * k, y * k
     reach_x = reach_y = 0.0
     for s in itertools.chain(fixed, others):
         if not isinstance(s, (Text, Rect)):
             x0, y0, _, _ = _extent(s)
-            reach_x, reach_y = max(reach_x, -x0 * k), max(reach_y, -y0 * k)
+            reach_x, reach_y = max(reach_x, left - x0 * k), max(reach_y, top - y0 * k)
     mx, my = 2 * math.ceil(reach_x / 2), 2 * math.ceil(reach_y / 2)
-    ckey = (background, w, h, fixed, mx, my)
-    canvas = _CANVASES.get(ckey)
-    if canvas is None:
-        canvas = Image.new("RGB", (w * k + mx, h * k + my), background)
-        _draw(canvas, fixed, mx, my)
-        _remember(_CANVASES, ckey, canvas, 512)
-    img = canvas.copy() if others else canvas
-    _draw(img, others, mx, my)
+    ckey = (canvas, mx, my)
+    img = _CANVASES.get(ckey)
+    if img is None:
+        img = Image.new("RGB", (w * k + mx, h * k + my), background)
+        _draw(img, fixed, mx - left, my - top)
+        _remember(_CANVASES, ckey, img, 512)
+    if others:
+        img = img.copy()
+        _draw(img, others, mx - left, my - top)
     if mx or my:
         img = img.crop((mx, my, mx + w * k, my + h * k))
     return _patch(img.reduce(k))
@@ -512,7 +521,7 @@ def _extent(s: Shape) -> tuple[float, float, float, float]:
     return x0 / k - 1, y0 / k - 1, (x0 + mask.width) / k + 1, (y0 + mask.height) / k + 1
 
 
-def _draw(img: Image.Image, shapes: tuple[Shape, ...] | list[Shape], dx: float = 0, dy: float = 0) -> None:
+def _draw(img: Image.Image, shapes: Sequence[Shape], dx: float = 0, dy: float = 0) -> None:
     """Paint ``shapes`` at SUPERSAMPLE times their size, shifted by (dx, dy) pixels of ``img``."""
     k = SUPERSAMPLE
     pen = ImageDraw.Draw(img)
