@@ -470,30 +470,17 @@ def _overlay_at(text: str, size: int, anchor: str, x: float, y: float, fill: tup
 
 def _paint_tile(background: str, x: int, y: int, w: int, h: int, canvas: tuple,
                 fixed: Sequence[Shape], others: Sequence[Shape]) -> _Patch:
-    """The tile at (x, y): the fixed shapes from a canvas kept by ``canvas``, the others over a copy."""
+    """The tile at (x, y): the fixed shapes from a canvas kept by ``canvas``, the others over a copy
+    (``_draw`` floors coordinates, so a tile's canvas is just the tile at twice the size)."""
     k = SUPERSAMPLE
-    # Pillow truncates negative fractional coordinates towards zero, so a
-    # circle that starts left of the tile would come out a pixel off.  The
-    # canvas reaches out far enough that every fractional coordinate stays
-    # positive (an even margin, to keep the 2x2 grid), then is cropped.
-    left, top = x * k, y * k
-    reach_x = reach_y = 0.0
-    for s in itertools.chain(fixed, others):
-        if not isinstance(s, (Text, Rect)):
-            x0, y0, _, _ = _extent(s)
-            reach_x, reach_y = max(reach_x, left - x0 * k), max(reach_y, top - y0 * k)
-    mx, my = 2 * math.ceil(reach_x / 2), 2 * math.ceil(reach_y / 2)
-    ckey = (canvas, mx, my)
-    img = _CANVASES.get(ckey)
+    img = _CANVASES.get(canvas)
     if img is None:
-        img = Image.new("RGB", (w * k + mx, h * k + my), background)
-        _draw(img, fixed, mx - left, my - top)
-        _remember(_CANVASES, ckey, img, 512)
+        img = Image.new("RGB", (w * k, h * k), background)
+        _draw(img, fixed, -x * k, -y * k)
+        _remember(_CANVASES, canvas, img, 1024)
     if others:
         img = img.copy()
-        _draw(img, others, mx - left, my - top)
-    if mx or my:
-        img = img.crop((mx, my, mx + w * k, my + h * k))
+        _draw(img, others, -x * k, -y * k)
     return _patch(img.reduce(k))
 
 
@@ -522,15 +509,20 @@ def _extent(s: Shape) -> tuple[float, float, float, float]:
 
 
 def _draw(img: Image.Image, shapes: Sequence[Shape], dx: float = 0, dy: float = 0) -> None:
-    """Paint ``shapes`` at SUPERSAMPLE times their size, shifted by (dx, dy) pixels of ``img``."""
+    """Paint ``shapes`` at SUPERSAMPLE times their size, shifted by (dx, dy) pixels of ``img``.
+
+    Pillow turns a shape's coordinates into whole pixels by truncating them,
+    which for a negative fraction (a shape that starts left of a tile) rounds
+    the other way; flooring them here first gives the pixels a whole-picture
+    canvas would, wherever the canvas starts, so a tile needs no margin."""
     k = SUPERSAMPLE
     pen = ImageDraw.Draw(img)
 
     def px(v: float) -> float:
-        return v * k + dx
+        return math.floor(v * k + dx)
 
     def py(v: float) -> float:
-        return v * k + dy
+        return math.floor(v * k + dy)
 
     def line_width(w: float) -> int:
         return max(1, round(w * k))
@@ -548,7 +540,7 @@ def _draw(img: Image.Image, shapes: Sequence[Shape], dx: float = 0, dy: float = 
         elif isinstance(s, Line):
             pen.line([px(s.x1), py(s.y1), px(s.x2), py(s.y2)], fill=s.stroke, width=line_width(s.width))
         elif isinstance(s, Text):
-            x, y = px(s.x), py(s.y)
+            x, y = s.x * k + dx, s.y * k + dy
             mask, left, top = _text_mask(s.text, round(s.size * k), _ANCHOR.get(s.anchor, "mm"), x % 1, y % 1)
             img.paste(_rgb(s.fill), (math.floor(x) + left, math.floor(y) + top), mask)
 
