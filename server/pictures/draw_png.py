@@ -376,7 +376,11 @@ def _layout(drawing: Drawing) -> tuple[_Grid, list[_Patch | None], list[_Overlay
     """The tile grid, each tile (None: plain background) and the text overlays."""
     grid = _grid(drawing.width, drawing.height, drawing.grid)
     base = _base(drawing, grid)
-    infos = [_shape(s, grid) for s in drawing.shapes[len(base.shapes):]]
+    # The cache's fast path inline: a position's shapes are mostly the objects of the one before.
+    get, infos = _SHAPES.get, []
+    for s in drawing.shapes[len(base.shapes):]:
+        got = get(id(s))
+        infos.append(got if got is not None and got[0] is s and got[3] is grid else _shape(s, grid))
     per_tile: list[list[int]] = [[] for _ in base.indexes]
     for i, info in enumerate(infos):
         for t in info[4]:
