@@ -89,7 +89,10 @@ def main() -> int:
         cold = cpu_ms(lambda s, g=game, n=names: draw_png.to_png(g.draw(s, 0, n)), states[:1])
         position = cpu_ms(lambda s, g=game, n=names: draw_png.to_png(g.draw(s, 0, n)), states[1:])
         draw_png.forget()
-        move = cpu_ms(lambda s, g=game, n=names: [draw_png.to_png(g.draw(s, seat, n)) for seat in seats], states)
+        every_side = [(lambda s, g=game, n=names, seat=seat: draw_png.to_png(g.draw(s, seat, n))) for seat in seats]
+        for side in every_side:  # the first position (cold) is not a move's
+            side(states[0])
+        move = cpu_ms(lambda s, sides=every_side: [side(s) for side in sides], states[1:])
         sizes = f"{len(whole(drawings[-1]))}/{len(draw_png.to_png(drawings[-1]))}"
         print(f"{game.name:<14} {model:7.2f} {base:7.2f} {position:9.2f} {position / base:6.2f} {cold:6.1f}"
               f" {move:6.2f} {len(seats):>8}  {sizes}")
