@@ -9,31 +9,41 @@ Why tiles (issue 25): a move changes a few squares of a board, yet painting
 the whole drawing at twice its size, reducing, quantizing and encoding cost
 5.5-7.5 ms a position; the target is 1.5 ms with the game's own drawing.
 
-* The picture is cut into a fixed grid of ``TILE``-pixel tiles.  A tile's
-  pixels depend only on the shapes that reach into it, so each tile is
-  painted once per distinct (place, shapes) and kept (``_TILES``).
+* The picture is cut into a grid of tiles: ``TILE``-pixel squares, or the
+  board's own squares where the drawing names them (``Drawing.grid``).  A
+  tile's pixels depend only on the shapes that reach into it, so each tile
+  is painted once per distinct (place, shapes) and kept (``_TILES``); on a
+  board's own grid a tile is named by its shapes moved to its corner
+  (``_LOOKS``), so a knight on a dark square is painted once wherever it
+  stands.  Coordinates are floored before Pillow sees them, so a tile is
+  painted on its own canvas and gives the whole painting's pixels.
 * A drawing's fixed part (``Drawing.base_key``: the board, the same for
-  every position) is laid out once (``_BASES``); only the other shapes are
-  looked at per picture, each through a cache keyed by the shape object
-  (games hand the same objects again for what did not change).
+  every position) is laid out once (``_BASES``) and painted once per tile
+  (``_CANVASES``); only the other shapes are looked at per picture, each
+  through a cache keyed by the shape object (games hand the same objects
+  again for what did not change).
 * A line of text over plain background (the status line, the legend: they
-  change with every move and cross a dozen tiles) is pasted at scale 1 on
-  top instead (``_Overlay``), from a mask kept two-level at twice the size,
-  so its edges have the same blends as a shape's.
-* Tiles and overlays are kept as arrays of colour ids (a registry of every
-  colour this process has painted), so a picture is put together by copying
-  arrays, never quantized: its palette is the exact set of its colours, in
-  the order they first occur (band by band, tile by tile), so one changed
-  square seldom moves the palette index of a colour elsewhere.
+  change with every move and cross a dozen tiles) is copied in after the
+  tiles instead (``_Overlay``), painted alone at twice the size and reduced.
+  Text is drawn from a mask kept two-level, so its edges have the same
+  blends as a shape's.
+* Tiles and overlays are kept as arrays of colour ids (numpy; a registry of
+  every colour this process painted), so a picture is put together by
+  copying arrays, never quantized: its palette is the exact set of its
+  colours, band by band, tile by tile, each tile's in a fixed order, so one
+  changed square seldom moves the palette index of a colour elsewhere.
+  (Past 256 colours: an octree palette, the old way.)
 * Each row of tiles (a band) is mapped to palette indices and deflated on its
   own and kept (``_STREAMS``, keyed by the band and its indices); the PNG's
   IDAT is the bands' streams one after another, so a move re-encodes only
-  the bands it changed.  Deflate is ISA-L's (``isal``): level 1 is several
-  times faster than zlib's and gives smaller files on these pictures.
+  the bands it changed.  Deflate is ISA-L's (``isal``): level 1 is 3-8x
+  faster than zlib's on these pictures and the files come out smaller.
 
-Because the grid is fixed and every tile, overlay and band is a pure
-function of its key, the PNG is the same bytes whichever positions this
-process drew before: a mail drawn again after a crash is identical.
+Because every tile, overlay and band is a pure function of its key (and
+the colour ids, which are the process's history, never reach the PNG but
+through a palette ordered by colour), the PNG is the same bytes whichever
+positions this process drew before: a mail drawn again after a crash is
+identical.
 """
 
 from __future__ import annotations
@@ -64,6 +74,8 @@ TILE_CACHE = 4096
 #: Bands kept per process (a band of a 650-pixel board: 62 KB of colour ids) and encoded bands.
 BAND_CACHE = 256
 STREAM_CACHE = 1024
+#: Tiles' fixed shapes painted at twice the size (96x96 RGB: 27 KB each).
+CANVAS_CACHE = 512
 #: Shapes remembered by object (their serial and tiles); the cache is emptied when it grows past this.
 SHAPE_CACHE = 100_000
 #: Colour id of a row's PNG filter byte (column 0 of every band): always palette index 0, filter "None".
@@ -481,7 +493,7 @@ def _paint_tile(background: str, x: int, y: int, w: int, h: int, canvas: tuple,
     if img is None:
         img = Image.new("RGB", (w * k, h * k), background)
         _draw(img, fixed, -x * k, -y * k)
-        _remember(_CANVASES, canvas, img, 1024)
+        _remember(_CANVASES, canvas, img, CANVAS_CACHE)
     if others:
         img = img.copy()
         _draw(img, others, -x * k, -y * k)
