@@ -13,7 +13,7 @@ attack board of the last move are framed in gold.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from games.drawing import HIGHLIGHT, Drawing, Line, Polygon, Rect, Shape, Text, caption, token
@@ -68,7 +68,7 @@ def last_cells(st: State) -> set[int]:
     return marked
 
 
-@cache
+@lru_cache(maxsize=64)
 def _board(pins: tuple[int, ...]) -> tuple[tuple[Shape, ...], tuple[tuple[int, float, float], ...], int]:
     """What stands still while the attack boards do: the levels' plates, squares, labels and frames, and
     the side view's scale and main boards; with every square's (cell, left, top) and the picture's height."""

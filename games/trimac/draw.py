@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from games.drawing import HIGHLIGHT, Circle, Drawing, Line, Polygon, Shape, Text, caption
@@ -95,7 +95,7 @@ def _board(viewer: int) -> tuple[tuple[Shape, ...], tuple[tuple[float, float], .
     return tuple(d.shapes), tuple(at(p) for p in range(geo.NPOINTS)), d.width, d.height, key
 
 
-@cache
+@lru_cache(maxsize=4096)
 def _point(viewer: int, p: int, c: int, marked: bool) -> tuple[Shape, ...]:
     """A point's shapes: its gold ring if the last move was there, then its piece or its name."""
     x, y = _board(viewer)[1][p]
