@@ -2,17 +2,21 @@
 
 Run: ``python bench/bench_pictures.py`` (``--moves N``, BENCH_PICTURE_MOVES, 40 by
 default: positions of one random game per plugin, drawn in order as a
-server draws them, one PNG per move).
+server draws them).
 
-* baseline: what server/pictures/draw_png.py did before issue 25, rebuilt
+* whole: what server/pictures/draw_png.py did before issue 25, rebuilt
   here: every shape painted at twice the size on one canvas, reduced, an
-  octree palette from a half-size copy, zlib level 3.
-* tiled: ``server.pictures.draw_png.to_png`` as the deliverer calls it,
-  its caches warm from the earlier positions of the same game (as in a
-  running server), plus a cold figure (the first position, empty caches).
+  octree palette from a half-size copy, zlib level 3 (the drawing given).
+* position: ``Game.draw`` plus ``server.pictures.draw_png.to_png`` as the
+  deliverer calls them, for one side's view, caches warm from the earlier
+  positions of the same game (as in a running server); cold: the first
+  position with every cache empty.
+* move: what one move costs when every player sees the board from their
+  own side (``oriented`` games: one picture per seat, each drawn and
+  encoded), caches warm; ``pictures`` says how many.
 
-Also printed: ``Game.draw`` alone (the plugin's drawing model, which both
-pay), and the PNG sizes.  Target (issue 25): <= 1.5 ms of CPU per position.
+Also printed: ``Game.draw`` alone (the plugin's drawing model), and the PNG
+sizes.  Target (issue 25): <= 1.5 ms of CPU per position, draw included.
 """
 
 from __future__ import annotations
@@ -70,21 +74,28 @@ def main() -> int:
     args = parser.parse_args()
     load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
     print(f"{os.cpu_count()} CPUs, load average {load}; CPU ms per position, {args.moves} moves per game")
-    print(f"{'game':<14} {'draw()':>7} {'whole':>7} {'tiled':>7} {'ratio':>6} {'cold':>7}  bytes whole/tiled")
+    print(f"{'game':<14} {'draw()':>7} {'whole':>7} {'position':>9} {'ratio':>6} {'cold':>6} {'move':>6} pictures"
+          "  bytes whole/new")
     for game in games.available():
         names = ["alice", "bob", "carol"][: game.players]
         states = positions(game, args.moves)
-        drawings = [game.draw(s, None, names) for s in states]
-        if drawings[0] is None:
+        if game.draw(states[0], 0, names) is None:
             continue
-        model = cpu_ms(lambda s, g=game, n=names: g.draw(s, None, n), states)
+        seats = list(range(game.players)) if getattr(game, "oriented", False) else [0]
+        drawings = [game.draw(s, 0, names) for s in states]
+        model = cpu_ms(lambda s, g=game, n=names: g.draw(s, 0, n), states)
         base = cpu_ms(whole, drawings[1:])
-        for kept in (draw_png._TILES, draw_png._BANDS):
-            kept.clear()
-        cold = cpu_ms(draw_png.to_png, drawings[:1])
-        tiled = cpu_ms(draw_png.to_png, drawings[1:])
+        draw_png.forget()
+        cold = cpu_ms(lambda s, g=game, n=names: draw_png.to_png(g.draw(s, 0, n)), states[:1])
+        position = cpu_ms(lambda s, g=game, n=names: draw_png.to_png(g.draw(s, 0, n)), states[1:])
+        draw_png.forget()
+        every_side = [(lambda s, g=game, n=names, seat=seat: draw_png.to_png(g.draw(s, seat, n))) for seat in seats]
+        for side in every_side:  # the first position (cold) is not a move's
+            side(states[0])
+        move = cpu_ms(lambda s, sides=every_side: [side(s) for side in sides], states[1:])
         sizes = f"{len(whole(drawings[-1]))}/{len(draw_png.to_png(drawings[-1]))}"
-        print(f"{game.name:<14} {model:7.2f} {base:7.2f} {tiled:7.2f} {tiled / base:6.2f} {cold:7.1f}  {sizes}")
+        print(f"{game.name:<14} {model:7.2f} {base:7.2f} {position:9.2f} {position / base:6.2f} {cold:6.1f}"
+              f" {move:6.2f} {len(seats):>8}  {sizes}")
     return 0
 
 

@@ -98,6 +98,9 @@ class Drawing:
     #: geometry, never the position): a renderer may paint them once and reuse them.
     base_key: str = ""
     base_count: int = 0
+    #: The board's squares (left, top, size in whole pixels), where it has a square grid: a renderer
+    #: may cut the picture along them, so one piece on one square is one piece of the picture.
+    grid: tuple[int, int, int] | None = None
 
     def mark_base(self, key: str) -> None:
         """Everything added so far is the same for every position of ``key``."""

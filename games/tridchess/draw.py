@@ -13,9 +13,10 @@ attack board of the last move are framed in gold.
 from __future__ import annotations
 
 import re
+from functools import cache, lru_cache
 from typing import Any
 
-from games.drawing import HIGHLIGHT, Drawing, Line, Polygon, Rect, Text, caption, token
+from games.drawing import HIGHLIGHT, Drawing, Line, Polygon, Rect, Shape, Text, caption, token
 from games.tridchess.geometry import (
     FILES,
     MAIN_BOARDS,
@@ -44,10 +45,15 @@ _PIN = re.compile(r"\b[QK]L[1-6]i?\b", re.IGNORECASE)
 
 def boards_on(st: State) -> dict[int, list[tuple[str, tuple[int, ...], int, int]]]:
     """layer -> [(name, files, first rank, last rank)] of the boards standing there."""
+    return boards_on_pins(st.pins)
+
+
+def boards_on_pins(pins: tuple[int, ...]) -> dict[int, list[tuple[str, tuple[int, ...], int, int]]]:
+    """layer -> [(name, files, first rank, last rank)] of the boards standing there, the attack boards at ``pins``."""
     out: dict[int, list[tuple[str, tuple[int, ...], int, int]]] = {}
     for name, (layer, y0) in MAIN_BOARDS.items():
         out.setdefault(layer, []).append((name, (1, 2, 3, 4), y0, y0 + 3))
-    for i, p in enumerate(st.pins):
+    for i, p in enumerate(pins):
         out.setdefault(PIN_LAYER[p], []).append(
             (f"{AB_NAMES[i]} {PIN_NAME[p]}", SIDE_FILES[PIN_SIDE[p]], PIN_Y0[p], PIN_Y0[p] + 1))
     return out
@@ -62,20 +68,19 @@ def last_cells(st: State) -> set[int]:
     return marked
 
 
-def draw(game: Any, st: State, seat: int | None, players: list[str] | None) -> Drawing:
-    text = caption(game, st, players)
-    if game.outcome(st) is None and st.in_check():
-        text += " (check)"
-    layers = boards_on(st)
-    marked = last_cells(st)
+@lru_cache(maxsize=64)
+def _board(pins: tuple[int, ...]) -> tuple[tuple[Shape, ...], tuple[tuple[int, float, float], ...], int]:
+    """What stands still while the attack boards do: the levels' plates, squares, labels and frames, and
+    the side view's scale and main boards; with every square's (cell, left, top) and the picture's height."""
+    layers = boards_on_pins(pins)
     side_x = LEFT + 6 * CELL + 60
     rows = sum(max(b[3] for b in bs) - min(b[2] for b in bs) + 1 for bs in layers.values())
     height = 66 + rows * CELL + GAP * (len(layers) - 1) + 70
-    d = Drawing(width=side_x + 10 * 24 + 50, height=height, title=f"Tri-Dimensional Chess board: {text}")
-    d.add(Text(d.width / 2, 18, text, size=16, role="status"))
+    d = Drawing(width=side_x + 10 * 24 + 50, height=height)
     top = 62
     for i, name in enumerate(FILES):
         d.add(Text(LEFT + (i + 0.5) * CELL, top - 12, name, size=13, fill="#333333", role="label"))
+    squares = []
     y = top
     for layer in sorted(layers, reverse=True):
         bs = layers[layer]
@@ -99,16 +104,45 @@ def draw(game: Any, st: State, seat: int | None, players: list[str] | None) -> D
                     fill = (DARK if dark else LIGHT) if main else (AB_DARK if dark else AB_LIGHT)
                     cx = LEFT + xx * CELL
                     d.add(Rect(cx, cy, CELL, CELL, fill=fill, role="square", at=SQ_NAME[c]))
-                    if c in marked:
-                        d.add(Rect(cx + 2, cy + 2, CELL - 4, CELL - 4, stroke=HIGHLIGHT, width=3.5, role="last",
-                                   at=SQ_NAME[c]))
-                    p = st.board.get(c)
-                    if p is not None:
-                        d.extend(token(cx + CELL / 2, cy + CELL / 2, CELL * 0.37, PIECE_LETTERS[p & 7],
-                                       bool(p & BLACK), at=SQ_NAME[c]))
+                    squares.append((c, cx, cy))
             d.add(Rect(bx, by, bw, bh, stroke="#333333", width=1.2))
         y += band + GAP
-    _side_view(d, st, side_x, top, marked)
+    _side_scale(d, pins, side_x, top)
+    return tuple(d.shapes), tuple(squares), height
+
+
+@cache
+def _frame(c: int, cx: float, cy: float) -> Shape:
+    return Rect(cx + 2, cy + 2, CELL - 4, CELL - 4, stroke=HIGHLIGHT, width=3.5, role="last", at=SQ_NAME[c])
+
+
+@cache
+def _piece(c: int, cx: float, cy: float, p: int) -> tuple[Shape, ...]:
+    return tuple(token(cx + CELL / 2, cy + CELL / 2, CELL * 0.37, PIECE_LETTERS[p & 7], bool(p & BLACK),
+                       at=SQ_NAME[c]))
+
+
+def draw(game: Any, st: State, seat: int | None, players: list[str] | None) -> Drawing:
+    text = caption(game, st, players)
+    if game.outcome(st) is None and st.in_check():
+        text += " (check)"
+    marked = last_cells(st)
+    board, squares, height = _board(st.pins)
+    side_x = LEFT + 6 * CELL + 60
+    d = Drawing(width=side_x + 10 * 24 + 50, height=height, title=f"Tri-Dimensional Chess board: {text}")
+    # A square's last-move frame and piece stay inside it, and the boards'
+    # frames on their edges, so the board drawn first as the fixed part (for
+    # these attack-board places) changes no pixel (issue 25).
+    d.extend(board)
+    d.mark_base(f"tridchess-{st.pins}")
+    d.add(Text(d.width / 2, 18, text, size=16, role="status"))
+    for c, cx, cy in squares:
+        if c in marked:
+            d.add(_frame(c, cx, cy))
+        p = st.board.get(c)
+        if p is not None:
+            d.extend(_piece(c, cx, cy, p))
+    _side_boards(d, st, side_x, 62, marked)
     foot = height - 40
     boards = "  ".join(f"{AB_NAMES[i]}={PIN_NAME[p]}" for i, p in enumerate(st.pins))
     d.add(Text(14, foot, f"Attack boards: {boards}", size=12, anchor="start", role="legend"),
@@ -117,8 +151,9 @@ def draw(game: Any, st: State, seat: int | None, players: list[str] | None) -> D
     return d
 
 
-def _side_view(d: Drawing, st: State, x0: float, top: float, marked: set[int]) -> None:
-    """Boards as bars at their heights (layers 0-6) over the ranks 0-9, seen from the side."""
+def _side_scale(d: Drawing, pins: tuple[int, ...], x0: float, top: float) -> None:
+    """The side view's fixed part: the ranks 0-9, the levels, the main boards as bars, and the
+    attack boards' names (the bars of the attack boards come with the position)."""
     step, lift = 24, 44
     base = top + 7 * lift
     d.add(Text(x0 + 5 * step, top - 12, "side view (ranks 0-9)", size=12, fill="#333333", role="label"))
@@ -134,14 +169,22 @@ def _side_view(d: Drawing, st: State, x0: float, top: float, marked: set[int]) -
                    role="side-main", at=name),
               Text(x0 + (y0 + 2) * step, yy - 14, name, size=11, fill="#333333", role="label"))
     names: dict[tuple[int, int], list[str]] = {}
-    for i, p in enumerate(st.pins):
+    for i, p in enumerate(pins):
+        names.setdefault((PIN_LAYER[p], PIN_Y0[p]), []).append(AB_NAMES[i])
+    for (layer, y0), who in names.items():
+        d.add(Text(x0 + (y0 + 1) * step, base - layer * lift + 10, " ".join(who), size=10, fill="#333333",
+                   role="label"))
+
+
+def _side_boards(d: Drawing, st: State, x0: float, top: float, marked: set[int]) -> None:
+    """The attack boards as bars at their heights in the side view, framed in gold when the last move
+    was on them."""
+    step, lift = 24, 44
+    base = top + 7 * lift
+    for p in st.pins:
         yy = base - PIN_LAYER[p] * lift - 8
         hit = bool(marked & set(PIN_CELLS[p]))
         # queen's-side boards sit just in front of king's-side ones in this view
         dy = -3 if PIN_SIDE[p] == 0 else 3
         d.add(Rect(x0 + PIN_Y0[p] * step + 2, yy - 4 + dy, 2 * step - 4, 8, fill="#7f93a8",
                    stroke=HIGHLIGHT if hit else "#333333", width=2.5 if hit else 1, role="side-ab", at=PIN_NAME[p]))
-        names.setdefault((PIN_LAYER[p], PIN_Y0[p]), []).append(AB_NAMES[i])
-    for (layer, y0), who in names.items():
-        d.add(Text(x0 + (y0 + 1) * step, base - layer * lift + 10, " ".join(who), size=10, fill="#333333",
-                   role="label"))

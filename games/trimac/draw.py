@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import math
 import re
+from functools import cache, lru_cache
 from typing import Any
 
-from games.drawing import HIGHLIGHT, Circle, Drawing, Line, Polygon, Text, caption
+from games.drawing import HIGHLIGHT, Circle, Drawing, Line, Polygon, Shape, Text, caption
 from games.trimac import geometry as geo
 from games.trimac.moves import KINDS, owner_of
 from games.trimac.state import State
@@ -38,9 +39,10 @@ def plane(lattice: int, x: float, y: float, viewer: int = 0) -> tuple[float, flo
     return px * math.cos(a) - py * math.sin(a), px * math.sin(a) + py * math.cos(a)
 
 
-def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -> Drawing:
-    text = caption(game, state, players)
-    viewer = seat if seat in (0, 1, 2) else 0  # each player's own army nearest (Red's view by default)
+@cache
+def _board(viewer: int) -> tuple[tuple[Shape, ...], tuple[tuple[float, float], ...], int, int, Text]:
+    """The lattice seen by ``viewer``: the fixed shapes (river, fortresses, lines, labels), every
+    point's place on the picture, its size, and the key line under it."""
     # the extent of everything drawn, labels included, in plane units
     reach = [plane(lat, x, y, viewer) for lat in range(3)
              for x, y in ((0, -3.6), (-5, 3.8), (5, 3.8), (-6, 4), (6, 4))]
@@ -56,7 +58,7 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
     def at(p: int) -> tuple[float, float]:
         return screen(geo.LATTICE_OF[p], *geo.XY[p])
 
-    d = Drawing(width=width, height=int(cy - low * UNIT + 60), title=f"TriMac 3 Friends board: {text}")
+    d = Drawing(width=width, height=int(cy - low * UNIT + 60))
     # the river: one thick pale band per arm, from the centre out past the last join
     arms: dict[tuple[int, int], list[tuple[float, float]]] = {}
     for p, q in geo.joins():
@@ -88,7 +90,36 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
             d.add(Text(lx, ly, str(rank), size=11, fill="#555555", role="label"))
         bx, by = screen(lat, 0, -3.2)
         d.add(Text(bx, by, geo.SEAT_NAMES[lat], size=13, fill=ARMY[lat], role="label"))
-    d.mark_base("trimac")
+    key = Text(24, d.height - 46 + 22, "K General  A Guard  E Bishop  H Knight  R Rook  C Cannon  P Pawn  F Banner",
+               size=12, anchor="start", fill="#444444", role="legend")
+    return tuple(d.shapes), tuple(at(p) for p in range(geo.NPOINTS)), d.width, d.height, key
+
+
+@lru_cache(maxsize=4096)
+def _point(viewer: int, p: int, c: int, marked: bool) -> tuple[Shape, ...]:
+    """A point's shapes: its gold ring if the last move was there, then its piece or its name."""
+    x, y = _board(viewer)[1][p]
+    name = geo.NAMES[p]
+    out: list[Shape] = []
+    if marked:
+        out.append(Circle(x, y, UNIT * 0.48, stroke=HIGHLIGHT, width=3.5, role="last", at=name))
+    if c:
+        out += [Circle(x, y, UNIT * 0.38, fill=ARMY[owner_of(c)], stroke="#222222", width=1.2, role="piece", at=name),
+                Text(x, y + 0.5, KINDS[c & 7], size=UNIT * 0.42, fill="#ffffff", role="piece-letter", at=name)]
+    else:
+        # Every empty point says its name (Gj5): a player names a target without the help's key.
+        out += [Circle(x, y, 2.6, fill="#666666", role="point", at=name),
+                Text(x, y + 11, name[0].upper() + name[1:], size=8, fill="#6b6b6b", role="coord", at=name)]
+    return tuple(out)
+
+
+def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -> Drawing:
+    text = caption(game, state, players)
+    viewer = seat if seat in (0, 1, 2) else 0  # each player's own army nearest (Red's view by default)
+    board, _, width, height, key = _board(viewer)
+    d = Drawing(width=width, height=height, title=f"TriMac 3 Friends board: {text}")
+    d.extend(board)
+    d.mark_base(f"trimac-{viewer}")
     d.add(Text(width / 2, 18, text, size=16, role="status"))
     marked: set[int] = set()
     if state.history:
@@ -96,24 +127,13 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
             p = geo.BY_NAME.get(name.lower())
             if p is not None:
                 marked.add(p)
+    board_now = state.board
     for p in range(geo.NPOINTS):
-        x, y = at(p)
-        c = state.board[p]
-        name = geo.NAMES[p]
-        if p in marked:
-            d.add(Circle(x, y, UNIT * 0.48, stroke=HIGHLIGHT, width=3.5, role="last", at=name))
-        if c:
-            d.add(Circle(x, y, UNIT * 0.38, fill=ARMY[owner_of(c)], stroke="#222222", width=1.2, role="piece", at=name),
-                  Text(x, y + 0.5, KINDS[c & 7], size=UNIT * 0.42, fill="#ffffff", role="piece-letter", at=name))
-        else:
-            # Every empty point says its name (Gj5): a player names a target without the help's key.
-            d.add(Circle(x, y, 2.6, fill="#666666", role="point", at=name),
-                  Text(x, y + 11, name[0].upper() + name[1:], size=8, fill="#6b6b6b", role="coord", at=name))
+        d.extend(_point(viewer, p, board_now[p], p in marked))
     foot = d.height - 46
     alive = ", ".join(geo.SEAT_NAMES[s] for s in state.alive) or "none"
     last = state.history[-1] if state.history else None
     d.add(Text(24, foot, f"Turn order: {alive}." + (f"  Last: {geo.SEAT_NAMES[last[0]]} {last[1]}" if last else ""),
                size=13, anchor="start", role="legend"))
-    d.add(Text(24, foot + 22, "K General  A Guard  E Bishop  H Knight  R Rook  C Cannon  P Pawn  F Banner",
-               size=12, anchor="start", fill="#444444", role="legend"))
+    d.add(key)
     return d

@@ -12,10 +12,11 @@ on the final picture the winner's chain from edge to edge is traced over it
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
-from games.drawing import HIGHLIGHT, Circle, Drawing, Line, Rect, Text, caption
-from games.warpweft.geometry import OUT, PATCH, WARP, column_letter
+from games.drawing import HIGHLIGHT, Circle, Drawing, Line, Rect, Shape, Text, caption
+from games.warpweft.geometry import OUT, PATCH, WARP, column_letter, geometry
 from games.warpweft.notation import THREADING
 from games.warpweft.rules import FREE, SIDE_MARKS, SIDE_NAMES, State, winning_chain
 
@@ -24,13 +25,145 @@ FREE_FILL = {WARP: "#d7e3f6", 1: "#f6d9d5", PATCH: "#ffffff"}
 THREAD_LINE = {WARP: "#8aa6d6", 1: "#dc9c93"}
 EDGES = ("top-bottom", "left-right")
 CHAIN = "#ffd23f"
+X0, Y0 = 30, 60
+
+
+def _cell(span: int) -> int:
+    return max(16, min(30, 480 // (span + 2)))
+
+
+@cache
+def _squares(size: int) -> dict[int, list[tuple[int, int]]]:
+    """Each region's squares, in the geometry's order."""
+    out: dict[int, list[tuple[int, int]]] = {}
+    for (x, y), rid in geometry(size).squares.items():
+        if rid != OUT:
+            out.setdefault(rid, []).append((x, y))
+    return out
+
+
+@cache
+def _region(size: int, rid: int, owner: int) -> tuple[Shape, ...]:
+    """A region's squares in its owner's colour (or free), the same objects in every picture."""
+    geo = geometry(size)
+    cell = _cell(geo.span)
+    kind = geo.kinds[rid]
+    fill = OWNER_FILL[owner] if owner != FREE else FREE_FILL[kind]
+    role = "claimed" if owner != FREE else ("patch" if kind == PATCH else "thread")
+    return tuple(Rect(X0 + (x + 1) * cell, Y0 + (geo.span - y) * cell, cell, cell, fill=fill, role=role,
+                      at=geo.names[rid]) for x, y in _squares(size)[rid])
+
+
+@cache
+def _marking(size: int, rid: int, owner: int) -> tuple[Shape, ...]:
+    """The thread line through a free thread, or the owner's letter on a claimed region."""
+    geo = geometry(size)
+    cell = _cell(geo.span)
+    kind = geo.kinds[rid]
+    cx, cy = geo.centres[rid]
+    mx, my = X0 + (cx + 1) * cell + cell / 2, Y0 + (geo.span - cy) * cell + cell / 2
+    if owner == FREE and kind != PATCH:
+        if kind == WARP:
+            return (Line(mx, my - cell * 1.3, mx, my + cell * 1.3, stroke=THREAD_LINE[kind], width=2),)
+        return (Line(mx - cell * 1.3, my, mx + cell * 1.3, my, stroke=THREAD_LINE[kind], width=2),)
+    if owner != FREE:
+        return (Text(mx, my, SIDE_MARKS[owner], size=cell * 0.6, fill="#ffffff", role="mark", at=geo.names[rid]),)
+    return ()
+
+
+@cache
+def _borders(size: int) -> tuple[Shape, ...]:
+    """The lines wherever two squares belong to different regions: the same in every position."""
+    geo = geometry(size)
+    span, cell = geo.span, _cell(geo.span)
+
+    def sx(x: int) -> float:
+        return X0 + (x + 1) * cell
+
+    def sy(y: int) -> float:
+        return Y0 + (span - y) * cell
+
+    def region(x: int, y: int) -> int:
+        return geo.squares.get((x, y), OUT)
+
+    out: list[Shape] = []
+    for x in range(-1, span + 1):
+        for y in range(-1, span + 1):
+            here = region(x, y)
+            if here != region(x + 1, y) and (here != OUT or region(x + 1, y) != OUT):
+                out.append(Line(sx(x + 1), sy(y), sx(x + 1), sy(y) + cell, stroke="#555555", width=1.2))
+            if here != region(x, y - 1) and (here != OUT or region(x, y - 1) != OUT):
+                out.append(Line(sx(x), sy(y) + cell, sx(x) + cell, sy(y) + cell, stroke="#555555", width=1.2))
+            if x == -1 and here != OUT:
+                out.append(Line(sx(x), sy(y), sx(x), sy(y) + cell, stroke="#555555", width=1.2))
+            if y == span and here != OUT:
+                out.append(Line(sx(x), sy(y), sx(x) + cell, sy(y), stroke="#555555", width=1.2))
+    return tuple(out)
+
+
+@cache
+def _labels(size: int) -> tuple[Shape, ...]:
+    """Column letters above and below, row numbers left and right: the same in every position."""
+    geo = geometry(size)
+    span, cell = geo.span, _cell(geo.span)
+    x0, y0, grid = X0, Y0, cell * (span + 2)
+
+    def sx(x: int) -> float:
+        return x0 + (x + 1) * cell
+
+    def sy(y: int) -> float:
+        return y0 + (span - y) * cell
+
+    d = Drawing(0, 0)
+    font = 12 if cell >= 22 else 10
+    for x in range(span):
+        d.add(
+            Text(
+                sx(x) + cell / 2,
+                y0 + grid + font,
+                column_letter(x),
+                size=font,
+                fill="#333333",
+                role="label",
+            ),
+            Text(
+                sx(x) + cell / 2,
+                y0 - font,
+                column_letter(x),
+                size=font,
+                fill="#333333",
+                role="label",
+            ),
+        )
+    for y in range(span):
+        d.add(
+            Text(
+                x0 - 4,
+                sy(y) + cell / 2,
+                str(y + 1),
+                size=font,
+                fill="#333333",
+                anchor="end",
+                role="label",
+            ),
+            Text(
+                x0 + grid + 4,
+                sy(y) + cell / 2,
+                str(y + 1),
+                size=font,
+                fill="#333333",
+                anchor="start",
+                role="label",
+            ),
+        )
+    return tuple(d.shapes)
 
 
 def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -> Drawing:
     geo = state.geo
     span = geo.span
-    cell = max(16, min(30, 480 // (span + 2)))
-    x0, y0 = 30, 60
+    cell = _cell(span)
+    x0, y0 = X0, Y0
 
     def sx(x: int) -> float:
         return x0 + (x + 1) * cell
@@ -45,65 +178,21 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
         height=y0 + grid + 90,
         title=f"Warp and Weft board: {text}",
         background="#ebe8e1",
+        grid=(x0, y0, 2 * cell),
     )
     d.add(Text(d.width / 2, 18, text, size=16, role="status"))
 
     def region(x: int, y: int) -> int:
         return geo.squares.get((x, y), OUT)
 
-    for (x, y), rid in geo.squares.items():
-        if rid == OUT:
-            continue
-        owner = state.owners[rid]
-        kind = geo.kinds[rid]
-        fill = OWNER_FILL[owner] if owner != FREE else FREE_FILL[kind]
-        role = "claimed" if owner != FREE else ("patch" if kind == PATCH else "thread")
-        d.add(Rect(sx(x), sy(y), cell, cell, fill=fill, role=role, at=geo.names[rid]))
-    # thread lines through the free threads, and the owner's letter on claimed regions
-    for rid, (cx, cy) in enumerate(geo.centres):
-        kind, owner = geo.kinds[rid], state.owners[rid]
-        mx, my = sx(cx) + cell / 2, sy(cy) + cell / 2
-        if owner == FREE and kind != PATCH:
-            if kind == WARP:
-                d.add(
-                    Line(
-                        mx, my - cell * 1.3, mx, my + cell * 1.3, stroke=THREAD_LINE[kind], width=2
-                    )
-                )
-            else:
-                d.add(
-                    Line(
-                        mx - cell * 1.3, my, mx + cell * 1.3, my, stroke=THREAD_LINE[kind], width=2
-                    )
-                )
-        elif owner != FREE:
-            d.add(
-                Text(
-                    mx,
-                    my,
-                    SIDE_MARKS[owner],
-                    size=cell * 0.6,
-                    fill="#ffffff",
-                    role="mark",
-                    at=geo.names[rid],
-                )
-            )
-    # borders wherever two squares belong to different regions
-    for x in range(-1, span + 1):
-        for y in range(-1, span + 1):
-            here = region(x, y)
-            if here != region(x + 1, y) and (here != OUT or region(x + 1, y) != OUT):
-                d.add(Line(sx(x + 1), sy(y), sx(x + 1), sy(y) + cell, stroke="#555555", width=1.2))
-            if here != region(x, y - 1) and (here != OUT or region(x, y - 1) != OUT):
-                d.add(
-                    Line(
-                        sx(x), sy(y) + cell, sx(x) + cell, sy(y) + cell, stroke="#555555", width=1.2
-                    )
-                )
-            if x == -1 and here != OUT:
-                d.add(Line(sx(x), sy(y), sx(x), sy(y) + cell, stroke="#555555", width=1.2))
-            if y == span and here != OUT:
-                d.add(Line(sx(x), sy(y), sx(x) + cell, sy(y), stroke="#555555", width=1.2))
+    # Squares, then thread lines and letters, then borders: each piece is a
+    # kept tuple of shapes, so a position hands the renderer the same objects.
+    owners = state.owners
+    for rid in _squares(state.size):
+        d.extend(_region(state.size, rid, owners[rid]))
+    for rid in range(len(geo.centres)):
+        d.extend(_marking(state.size, rid, owners[rid]))
+    d.extend(_borders(state.size))
     # the region claimed last, outlined
     last = next((m for m in reversed(state.history) if m in geo.by_name), None)
     if last is not None:
@@ -126,47 +215,7 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
         d.add(Line(ax, ay, bx, by, stroke=CHAIN, width=max(3, cell * 0.18), role="chain"))
     for (px, py), rid in zip(points, winning_chain(state), strict=True):
         d.add(Circle(px, py, cell * 0.22, fill=CHAIN, stroke="#222222", width=1, role="chain", at=geo.names[rid]))
-    size = 12 if cell >= 22 else 10
-    for x in range(span):
-        d.add(
-            Text(
-                sx(x) + cell / 2,
-                y0 + grid + size,
-                column_letter(x),
-                size=size,
-                fill="#333333",
-                role="label",
-            ),
-            Text(
-                sx(x) + cell / 2,
-                y0 - size,
-                column_letter(x),
-                size=size,
-                fill="#333333",
-                role="label",
-            ),
-        )
-    for y in range(span):
-        d.add(
-            Text(
-                x0 - 4,
-                sy(y) + cell / 2,
-                str(y + 1),
-                size=size,
-                fill="#333333",
-                anchor="end",
-                role="label",
-            ),
-            Text(
-                x0 + grid + 4,
-                sy(y) + cell / 2,
-                str(y + 1),
-                size=size,
-                fill="#333333",
-                anchor="start",
-                role="label",
-            ),
-        )
+    d.extend(_labels(state.size))
     foot = y0 + grid + 36
     for side in (0, 1):
         who = players[state.seat_of(side)] if players and state.seat_of(side) < len(players) else ""

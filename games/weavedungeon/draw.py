@@ -12,6 +12,7 @@ after, white or black, with their letter.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 from games.drawing import (
@@ -105,23 +106,23 @@ def _uphill(x: float, y: float, sq: int, flipped: bool = False) -> Polygon:
     return Polygon(pts, fill="#6b5a40", role="uphill", at=g.name(sq))
 
 
-def draw(game: Any, pos: Position, seat: int | None, players: list[str] | None) -> Drawing:
+def _corner(sq: int, flipped: bool) -> tuple[int, int]:
+    f, r = g.file_of(sq), g.rank_of(sq)
+    if flipped:
+        return X0 + (g.SIZE - 1 - f) * CELL, Y0 + r * CELL
+    return X0 + f * CELL, Y0 + (g.SIZE - 1 - r) * CELL
+
+
+@cache
+def _board(flipped: bool) -> tuple[Any, ...]:
+    """The Dungeon, the weave and the thrones with the labels: the same in every position."""
     side = CELL * g.SIZE
-    text = caption(game, pos, players)
-    if game.outcome(pos) is None and pos.in_check():
-        text += " (in check)"
-    d = Drawing(width=X0 * 2 + side, height=Y0 + side + 100, title=f"Weave & Dungeon board: {text}")
-    d.add(Text(d.width / 2, 18, text, size=16, role="status"))
+    d = Drawing(width=X0 * 2 + side, height=Y0 + side + 100)
     d.add(Rect(X0, Y0, side, side, fill=FLOOR))
-    marked = set(last_squares(pos.last_move))
-    flipped = seat == 1  # Black's player: Black at the bottom
     for sq in g.SQUARES:
-        f, r = g.file_of(sq), g.rank_of(sq)
-        x, y = X0 + f * CELL, Y0 + (g.SIZE - 1 - r) * CELL
-        if flipped:
-            x, y = X0 + (g.SIZE - 1 - f) * CELL, Y0 + r * CELL
+        x, y = _corner(sq, flipped)
         name = g.name(sq)
-        ch = g.BOARD_MAP[g.SIZE - 1 - r][f]
+        ch = g.BOARD_MAP[g.SIZE - 1 - g.rank_of(sq)][g.file_of(sq)]
         if ch == "#":
             d.add(Rect(x + 3, y + 3, CELL - 6, CELL - 6, fill=STONE, stroke="#2a241f", width=2, role="cell", at=name))
         elif ch in "|-":
@@ -135,12 +136,42 @@ def draw(game: Any, pos: Position, seat: int | None, players: list[str] | None) 
                   _ribbon(x, y, top_v, over[1], over[2], name, "bridge"))
         if sq in THRONE:
             d.add(Circle(x + CELL / 2, y + CELL / 2, CELL * 0.46, stroke="#e0a800", width=3, role="throne", at=name))
-        if name in marked:
-            d.add(Rect(x + 2, y + 2, CELL - 4, CELL - 4, stroke=HIGHLIGHT, width=4, role="last", at=name))
+    grid_labels(d, X0, Y0, CELL, g.FILES, g.SIZE, flipped=flipped)
+    return tuple(d.shapes)
+
+
+@cache
+def _frame(sq: int, flipped: bool) -> Rect:
+    x, y = _corner(sq, flipped)
+    return Rect(x + 2, y + 2, CELL - 4, CELL - 4, stroke=HIGHLIGHT, width=4, role="last", at=g.name(sq))
+
+
+@cache
+def _piece_at(sq: int, pc: int, flipped: bool) -> tuple[Any, ...]:
+    x, y = _corner(sq, flipped)
+    return tuple(_piece(pc & 7, pc >> 3 == WHITE, x + CELL / 2, y + CELL / 2, g.name(sq)))
+
+
+def draw(game: Any, pos: Position, seat: int | None, players: list[str] | None) -> Drawing:
+    side = CELL * g.SIZE
+    text = caption(game, pos, players)
+    if game.outcome(pos) is None and pos.in_check():
+        text += " (in check)"
+    d = Drawing(width=X0 * 2 + side, height=Y0 + side + 100, title=f"Weave & Dungeon board: {text}",
+                grid=(X0, Y0, CELL))
+    flipped = seat == 1  # Black's player: Black at the bottom
+    # Every square's board shapes, frame and piece stay inside the square, so
+    # the board drawn first, as one fixed part, changes no pixel (issue 25).
+    d.extend(_board(flipped))
+    d.mark_base(f"weavedungeon-{flipped}")
+    d.add(Text(d.width / 2, 18, text, size=16, role="status"))
+    marked = set(last_squares(pos.last_move))
+    for sq in g.SQUARES:
+        if g.name(sq) in marked:
+            d.add(_frame(sq, flipped))
         pc = pos.board[sq]
         if pc:
-            d.extend(_piece(pc & 7, pc >> 3 == WHITE, x + CELL / 2, y + CELL / 2, name))
-    grid_labels(d, X0, Y0, CELL, g.FILES, g.SIZE, flipped=flipped)
+            d.extend(_piece_at(sq, pc, flipped))
     pools = []
     for colour, label in ((0, "White"), (1, "Black")):
         letters = " ".join(LETTERS[t] for t, n in zip(POOL_TYPES, pos.pools[colour], strict=True) for _ in range(n))
@@ -148,8 +179,15 @@ def draw(game: Any, pos: Position, seat: int | None, players: list[str] | None) 
     foot = Y0 + side + 34
     last = f"Last move: {pos.last_move}" if pos.last_move else "No move yet"
     d.add(Text(X0, foot, f"{last}    Rescuable: {'; '.join(pools)}", size=13, anchor="start", role="pools"))
-    d.add(Text(X0, foot + 22, "Star K  Circle C  Triangle T  Square S  Pentagon P  Diamond D;"
-               "  arrows point up a slope", size=12, anchor="start", fill="#444444", role="legend"))
-    d.add(Text(X0, foot + 42, "Gold ring: a throne (e1, e9), the Stars' home squares; gold frame: the last move",
-               size=12, anchor="start", fill="#444444", role="legend"))
+    d.add(*_LEGEND)
     return d
+
+
+_FOOT = Y0 + CELL * g.SIZE + 34
+#: The key lines under the board: one pair of shape objects for every picture.
+_LEGEND = (
+    Text(X0, _FOOT + 22, "Star K  Circle C  Triangle T  Square S  Pentagon P  Diamond D;"
+         "  arrows point up a slope", size=12, anchor="start", fill="#444444", role="legend"),
+    Text(X0, _FOOT + 42, "Gold ring: a throne (e1, e9), the Stars' home squares; gold frame: the last move",
+         size=12, anchor="start", fill="#444444", role="legend"),
+)

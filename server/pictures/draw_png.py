@@ -7,25 +7,43 @@ size and scaled down (Pillow's shapes have no anti-aliasing of their own).
 
 Why tiles (issue 25): a move changes a few squares of a board, yet painting
 the whole drawing at twice its size, reducing, quantizing and encoding cost
-5.5-7.5 ms a position.  Now:
+5.5-7.5 ms a position; the target is 1.5 ms with the game's own drawing.
 
-* The picture is cut into a fixed grid of ``TILE``-pixel tiles.  A tile's
-  pixels depend only on the shapes that reach into it, so each tile is
-  painted once per distinct (place, shapes) and kept (``_TILES``).
+* The picture is cut into a grid of tiles: ``TILE``-pixel squares, or the
+  board's own squares where the drawing names them (``Drawing.grid``).  A
+  tile's pixels depend only on the shapes that reach into it, so each tile
+  is painted once per distinct (place, shapes) and kept (``_TILES``); on a
+  board's own grid a tile is named by its shapes moved to its corner
+  (``_LOOKS``), so a knight on a dark square is painted once wherever it
+  stands.  Coordinates are floored before Pillow sees them, so a tile is
+  painted on its own canvas and gives the whole painting's pixels.
+* A drawing's fixed part (``Drawing.base_key``: the board, the same for
+  every position) is laid out once (``_BASES``) and painted once per tile
+  (``_CANVASES``); only the other shapes are looked at per picture, each
+  through a cache keyed by the shape object (games hand the same objects
+  again for what did not change).
 * A line of text over plain background (the status line, the legend: they
-  change with every move and cross a dozen tiles) is pasted at scale 1 on
-  top instead (``_Overlay``).
-* Text is drawn from a two-level mask at twice the size, so its edges have
-  the same five blends as a shape's and a picture keeps within 256 exact
-  colours: the palette is that set of colours, so no colour ever shifts.
-  (More than 256: an octree palette, the old way.)
-* Each row of tiles (a band) is quantized and deflated on its own and kept
-  (``_BANDS``); the PNG's IDAT is the bands' streams one after another, so
-  a move re-encodes only the bands it changed.
+  change with every move and cross a dozen tiles) is copied in after the
+  tiles instead (``_Overlay``), painted alone at twice the size and reduced.
+  Text is drawn from a mask kept two-level, so its edges have the same
+  blends as a shape's.
+* Tiles and overlays are kept as arrays of colour ids (numpy; a registry of
+  every colour this process painted), so a picture is put together by
+  copying arrays, never quantized: its palette is the exact set of its
+  colours, band by band, tile by tile, each tile's in a fixed order, so one
+  changed square seldom moves the palette index of a colour elsewhere.
+  (Past 256 colours: an octree palette, the old way.)
+* Each row of tiles (a band) is mapped to palette indices and deflated on its
+  own and kept (``_STREAMS``, keyed by the band and its indices); the PNG's
+  IDAT is the bands' streams one after another, so a move re-encodes only
+  the bands it changed.  Deflate is ISA-L's (``isal``): level 1 is 3-8x
+  faster than zlib's on these pictures and the files come out smaller.
 
-Because the grid is fixed and every tile, overlay and band is a pure
-function of its key, the PNG is the same bytes whichever positions this
-process drew before: a mail drawn again after a crash is identical.
+Because every tile, overlay and band is a pure function of its key (and
+the colour ids, which are the process's history, never reach the PNG but
+through a palette ordered by colour), the PNG is the same bytes whichever
+positions this process drew before: a mail drawn again after a crash is
+identical.
 """
 
 from __future__ import annotations
@@ -33,11 +51,15 @@ from __future__ import annotations
 import io
 import itertools
 import math
-import zlib
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import Any
 
+import numpy as np
+from isal import isal_zlib
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
 from games.drawing import Circle, Drawing, Line, Polygon, Rect, Shape, Text
@@ -47,15 +69,23 @@ SUPERSAMPLE = 2
 COLOURS = 96
 #: Tile edge at scale 1: about a square of the larger boards, so a moved piece touches few tiles.
 TILE = 48
-#: Painted tiles kept per process (48x48 RGB: 7 KB each).
+#: Painted tiles kept per process (48x48 colour ids: 4.5 KB each).
 TILE_CACHE = 4096
-#: Encoded bands kept per process (a band of a 600-pixel board: about 30 KB of raw rows).
-BAND_CACHE = 512
+#: Bands kept per process (a band of a 650-pixel board: 62 KB of colour ids) and encoded bands.
+BAND_CACHE = 256
+STREAM_CACHE = 1024
+#: Tiles' fixed shapes painted at twice the size (96x96 RGB: 27 KB each).
+CANVAS_CACHE = 512
+#: Shapes remembered by object (their serial and tiles); the cache is emptied when it grows past this.
+SHAPE_CACHE = 100_000
+#: Colour id of a row's PNG filter byte (column 0 of every band): always palette index 0, filter "None".
+_FILTER = 0
 _ANCHOR = {"start": "lm", "middle": "mm", "end": "rm"}
 #: Margin (scale 1) around a shape's computed extent: strokes' rounding and the reduce's 2x2 boxes.
 _PAD = 2
 _SERIALS = itertools.count(1)
 _TWO_LEVELS = [0] * 128 + [255] * 128
+_ADLER = 65521
 
 
 @cache
@@ -63,221 +93,422 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size)
 
 
+class _Colours:
+    """Every colour this process painted, by id (1, 2, ...; 0 is the filter byte's).
+
+    The ids are the process's own (their order is history); nothing of them
+    reaches a PNG but through the palette, which is ordered by colour value.
+    A colour's key is its RGBX pixel read as a little-endian word.
+    """
+
+    def __init__(self) -> None:
+        self.rgb: list[tuple[int, int, int]] = [(0, 0, 0)]
+        #: The colours' keys, sorted, and the id of each.
+        self.keys = np.empty(0, dtype=np.uint32)
+        self.ids = np.empty(0, dtype=np.uint16)
+
+    def positions(self, keys: np.ndarray) -> np.ndarray:
+        """Where each key stands in ``keys``, registering new colours first."""
+        pos = np.searchsorted(self.keys, keys)
+        if len(self.keys) and (self.keys.take(pos, mode="clip") == keys).all():
+            return pos
+        new = np.setdiff1d(keys, self.keys)
+        first = len(self.rgb)
+        self.rgb.extend((v & 255, (v >> 8) & 255, (v >> 16) & 255) for v in new.tolist())
+        merged = np.concatenate([self.keys, new.astype(np.uint32)])
+        ids = np.concatenate([self.ids, np.arange(first, first + len(new), dtype=np.uint16)])
+        order = np.argsort(merged, kind="stable")
+        self.keys, self.ids = merged[order], ids[order]
+        return np.searchsorted(self.keys, keys)
+
+
+_REGISTRY = _Colours()
+
+
 @dataclass(frozen=True)
-class _Tile:
-    image: Image.Image
-    colours: frozenset[tuple[int, int, int]]
+class _Patch:
+    """Pixels as colour ids, and those colours in the order of their values."""
+
+    ids: np.ndarray
+    colours: tuple[int, ...]
     #: Unique for the life of the process: a band's key names its tiles by it.
     serial: int
 
 
 @dataclass(frozen=True)
 class _Overlay:
-    """A line of text over plain background, pasted at scale 1 after the tiles."""
+    """A line of text over plain background, copied in after the tiles."""
 
     key: tuple
-    mask: Image.Image
+    patch: _Patch
     x: int
     y: int
-    fill: tuple[int, int, int]
-    colours: frozenset[tuple[int, int, int]]
 
 
-_TILES: OrderedDict[tuple, _Tile] = OrderedDict()
-#: (palette, the band's tiles and overlays) -> (its raw PNG rows, their deflate stream).
-_BANDS: OrderedDict[tuple, tuple[bytes, bytes]] = OrderedDict()
-_PALETTE_IDS: dict[tuple[tuple[int, int, int], ...], int] = {}
+@dataclass(frozen=True)
+class _Grid:
+    """Where the tiles' edges are: column and row boundaries, from 0 to the picture's size."""
+
+    xs: tuple[int, ...]
+    ys: tuple[int, ...]
+
+
+@dataclass
+class _Base:
+    """A drawing's fixed part, laid out on the tile grid once."""
+
+    serial: int
+    grid: _Grid
+    shapes: list[Shape]
+    extents: list[tuple[float, float, float, float]]
+    #: Per tile: the indexes of the fixed shapes reaching into it, and their serials.
+    indexes: list[list[int]]
+    serials: list[tuple[int, ...]]
+    #: Per tile, once asked for: those shapes moved to the tile's corner (see ``_moved``).
+    moved: dict[int, tuple[Shape, ...]]
+    #: Cut along the board's squares (``Drawing.grid``): tiles are named by what they show.
+    aligned: bool
+
+
+@dataclass
+class _Band:
+    ids: np.ndarray
+    colours: np.ndarray
+
+
+#: (base, tile, the other shapes' serials) -> the tile; the same by what it shows, wherever it is.
+_TILES: OrderedDict[tuple, _Patch] = OrderedDict()
+_LOOKS: OrderedDict[tuple, _Patch] = OrderedDict()
+#: A tile's fixed shapes painted at twice the size, the others to be painted over a copy.
+_CANVASES: OrderedDict[tuple, Image.Image] = OrderedDict()
+_BASES: OrderedDict[tuple, _Base] = OrderedDict()
+_BANDS: OrderedDict[tuple, _Band] = OrderedDict()
+#: (band key, its colours' palette indices) -> (deflate stream, Adler-32 of its rows, their length).
+_STREAMS: OrderedDict[tuple, tuple[bytes, int, int]] = OrderedDict()
+_OVERLAYS: OrderedDict[tuple, _Overlay] = OrderedDict()
+_SHAPE = tuple[Shape, int, tuple[float, float, float, float], _Grid | None, tuple[int, ...], bool]
+#: id(shape) -> (shape, serial, extent, grid, tiles, wide text); the shape is kept so its id stays its own.
+_SHAPES: dict[int, _SHAPE] = {}
+_SHAPE_SERIALS: dict[Shape, int] = {}
+_BACKGROUNDS: dict[str, int] = {}
+
+
+def _remember(cache_: OrderedDict, key: tuple, value: Any, size: int) -> None:
+    cache_[key] = value
+    if len(cache_) > size:
+        cache_.popitem(last=False)
+
+
+def forget() -> None:
+    """Empty every cache (the colour ids too): a cold start, for benchmarks and when the ids run out."""
+    global _REGISTRY
+    for kept in (_TILES, _LOOKS, _CANVASES, _BASES, _BANDS, _STREAMS, _OVERLAYS, _SHAPES, _SHAPE_SERIALS,
+                 _BACKGROUNDS):
+        kept.clear()
+    _REGISTRY = _Colours()
 
 
 def to_png(drawing: Drawing) -> bytes:
     """The drawing as a palette PNG, from cached tiles and bands (see the module's docstring)."""
+    if len(_REGISTRY.rgb) > 60_000:
+        forget()
     width, height = drawing.width, drawing.height
-    tiles, overlays, colours = _layout(drawing)
-    if len(colours) > 256:
-        return _encode(_assemble(drawing, tiles, overlays, 0, height))
-    palette = tuple(sorted(colours))
-    palette_id = _PALETTE_IDS.setdefault(palette, len(_PALETTE_IDS))
-    cols = math.ceil(width / TILE)
+    bands = _bands(drawing)
+    order = list(dict.fromkeys(itertools.chain.from_iterable(b.colours.tolist() for _, b in bands)))
+    if len(order) > 256:
+        return _encode(_rgb_image(bands))
+    lut = np.zeros(len(_REGISTRY.rgb), dtype=np.uint8)
+    lut[order] = np.arange(len(order), dtype=np.uint8)
+    lut[_FILTER] = 0
     adler, streams = 1, []
-    for row in range(math.ceil(height / TILE)):
-        top, bottom = row * TILE, min(height, (row + 1) * TILE)
-        here = tuple(o.key for o in overlays if o.y < bottom and o.y + o.mask.height > top)
-        key = (palette_id, width, top, bottom, drawing.background,
-               tuple(t.serial if t else 0 for t in tiles[row * cols:(row + 1) * cols]), here)
-        band = _BANDS.get(key)
-        if band is None:
-            band = _encode_band(_assemble(drawing, tiles, overlays, top, bottom), palette)
-            _BANDS[key] = band
-            if len(_BANDS) > BAND_CACHE:
-                _BANDS.popitem(last=False)
-        adler = zlib.adler32(band[0], adler)
-        streams.append(band[1])
+    for key, band in bands:
+        skey = (key, lut[band.colours].tobytes())
+        made = _STREAMS.get(skey)
+        if made is None:
+            raw = lut[band.ids].tobytes()
+            packer = isal_zlib.compressobj(1, isal_zlib.DEFLATED, -15)
+            made = (packer.compress(raw) + packer.flush(isal_zlib.Z_SYNC_FLUSH), isal_zlib.adler32(raw), len(raw))
+            _remember(_STREAMS, skey, made, STREAM_CACHE)
+        streams.append(made[0])
+        adler = _adler_combine(adler, made[1], made[2])
     # zlib header, the bands' deflate blocks, an empty final block, the Adler-32 of all rows.
     idat = b"\x78\x01" + b"".join(streams) + b"\x03\x00" + adler.to_bytes(4, "big")
     header = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 3, 0, 0, 0])
+    rgb = _REGISTRY.rgb
     return b"".join([b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", header),
-                     _chunk(b"PLTE", bytes(v for rgb in palette for v in rgb)), _chunk(b"IDAT", idat),
+                     _chunk(b"PLTE", bytes(v for i in order for v in rgb[i])), _chunk(b"IDAT", idat),
                      _chunk(b"IEND", b"")])
 
 
 def to_image(drawing: Drawing) -> Image.Image:
     """The drawing at scale 1, in RGB, before its palette (for tools and tests)."""
-    tiles, overlays, _ = _layout(drawing)
-    return _assemble(drawing, tiles, overlays, 0, drawing.height)
+    return _rgb_image(_bands(drawing))
+
+
+def _rgb_image(bands: list[tuple[tuple, _Band]]) -> Image.Image:
+    table = np.array(_REGISTRY.rgb, dtype=np.uint8)
+    return Image.fromarray(table[np.concatenate([b.ids[:, 1:] for _, b in bands])], "RGB")
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
-    return len(data).to_bytes(4, "big") + kind + data + zlib.crc32(data, zlib.crc32(kind)).to_bytes(4, "big")
+    return len(data).to_bytes(4, "big") + kind + data + isal_zlib.crc32(data, isal_zlib.crc32(kind)).to_bytes(4, "big")
 
 
-def _encode_band(img: Image.Image, palette: tuple[tuple[int, int, int], ...]) -> tuple[bytes, bytes]:
-    """A band's PNG rows (filter byte 0, one palette index a pixel) and their own deflate stream.
-
-    Compressed on its own and ended on a byte boundary (a sync flush), so
-    the picture's IDAT is the bands' streams one after another.
-    """
-    indexed = img.quantize(palette=_exact_palette(palette), dither=Image.Dither.NONE).tobytes()
-    w = img.width
-    raw = b"".join(b"\x00" + indexed[i:i + w] for i in range(0, len(indexed), w))
-    packer = zlib.compressobj(1, zlib.DEFLATED, -15)
-    return raw, packer.compress(raw) + packer.flush(zlib.Z_SYNC_FLUSH)
+def _adler_combine(first: int, second: int, length: int) -> int:
+    """The Adler-32 of two byte strings one after the other, from theirs (zlib's adler32_combine)."""
+    rem = length % _ADLER
+    low = ((first & 0xFFFF) + (second & 0xFFFF) + _ADLER - 1) % _ADLER
+    high = ((rem * (first & 0xFFFF)) % _ADLER + (first >> 16) + (second >> 16) + _ADLER - rem) % _ADLER
+    return low | (high << 16)
 
 
-def _layout(drawing: Drawing) -> tuple[list[_Tile | None], list[_Overlay], set[tuple[int, int, int]]]:
-    """Each tile of the grid (None: plain background), the text overlays, and every colour used."""
-    width, height = drawing.width, drawing.height
-    cols, rows = math.ceil(width / TILE), math.ceil(height / TILE)
-    shapes = drawing.shapes
-    extents = [_extent(s) for s in shapes]
-    # A tile's key names its shapes by their hashes, each computed once here
-    # (hashing and comparing whole shapes in every tile's key was half the
-    # time of a position drawn from cached tiles).
-    hashes = [hash(s) for s in shapes]
-    lone = set()
-    for i, s in enumerate(shapes):
-        x0, y0, x1, y1 = extents[i]
-        if isinstance(s, Text) and x1 - x0 > TILE and not any(
-                j != i and e[0] < x1 and e[2] > x0 and e[1] < y1 and e[3] > y0 for j, e in enumerate(extents)):
-            lone.add(i)
-    per_tile: list[list[int]] = [[] for _ in range(cols * rows)]
-    for i in range(len(shapes)):
-        if i in lone:
+def _bands(drawing: Drawing) -> list[tuple[tuple, _Band]]:
+    """Each band of the picture (a row of tiles) with its key: colour ids, the filter column first."""
+    width = drawing.width
+    grid, tiles, overlays = _layout(drawing)
+    cols = len(grid.xs) - 1
+    background = _background_id(drawing.background)
+    out = []
+    for row in range(len(grid.ys) - 1):
+        top, bottom = grid.ys[row], grid.ys[row + 1]
+        here = [o for o in overlays if o.y < bottom and o.y + o.patch.ids.shape[0] > top]
+        mine = tiles[row * cols:(row + 1) * cols]
+        key = (width, top, bottom, background, grid.xs, tuple(t.serial if t else 0 for t in mine),
+               tuple(o.key for o in here))
+        band = _BANDS.get(key)
+        if band is None:
+            band = _assemble(grid, top, bottom, background, mine, here)
+            _remember(_BANDS, key, band, BAND_CACHE)
+        out.append((key, band))
+    return out
+
+
+def _background_id(colour: str) -> int:
+    got = _BACKGROUNDS.get(colour)
+    if got is None:
+        got = _BACKGROUNDS[colour] = int(_patch(Image.new("RGB", (1, 1), colour)).ids[0, 0])
+    return got
+
+
+def _assemble(grid: _Grid, top: int, bottom: int, background: int, tiles: list[_Patch | None],
+              overlays: list[_Overlay]) -> _Band:
+    """A band from its tiles and the overlays crossing it; its colours tile by tile."""
+    width = grid.xs[-1]
+    ids = np.full((bottom - top, width + 1), background, dtype=np.uint16)
+    ids[:, 0] = _FILTER
+    colours: list[int] = []
+    for c, tile in enumerate(tiles):
+        if tile is None:
+            colours.append(background)
             continue
-        x0, y0, x1, y1 = extents[i]
-        c0, c1 = max(0, int(x0 // TILE)), min(cols - 1, int(x1 // TILE))
-        r0, r1 = max(0, int(y0 // TILE)), min(rows - 1, int(y1 // TILE))
-        for r in range(r0, r1 + 1):
-            base = r * cols
-            for c in range(c0, c1 + 1):
-                per_tile[base + c].append(i)
-    background = drawing.background
-    colours: set[tuple[int, int, int]] = set()
-    tiles: list[_Tile | None] = []
-    plain = bool(lone)
-    for index, here in enumerate(per_tile):
-        if not here:
+        ids[:, 1 + grid.xs[c]:1 + grid.xs[c + 1]] = tile.ids
+        colours.extend(tile.colours)
+    for o in overlays:
+        h, w = o.patch.ids.shape
+        y0, y1 = max(top, o.y), min(bottom, o.y + h)
+        x0, x1 = max(0, o.x), min(width, o.x + w)
+        if y0 < y1 and x0 < x1:
+            ids[y0 - top:y1 - top, 1 + x0:1 + x1] = o.patch.ids[y0 - o.y:y1 - o.y, x0 - o.x:x1 - o.x]
+            colours.extend(o.patch.colours)
+    return _Band(ids, np.array(list(dict.fromkeys(colours)), dtype=np.intp))
+
+
+def _patch(img: Image.Image) -> _Patch:
+    """An RGB image as colour ids, and its colours in the order of their values."""
+    keys = np.frombuffer(img.convert("RGBX").tobytes(), dtype="<u4")
+    pos = _REGISTRY.positions(keys)
+    present = np.flatnonzero(np.bincount(pos))
+    return _Patch(_REGISTRY.ids.take(pos).reshape(img.height, img.width), tuple(_REGISTRY.ids.take(present).tolist()),
+                  next(_SERIALS))
+
+
+@lru_cache(maxsize=64)
+def _grid(width: int, height: int, board: tuple[int, int, int] | None) -> _Grid:
+    """The tile grid: ``TILE`` squares, or the board's own squares where the drawing names them."""
+    if board is None:
+        return _Grid(tuple(range(0, width, TILE)) + (width,), tuple(range(0, height, TILE)) + (height,))
+    x0, y0, step = board
+
+    def cuts(origin: int, size: int) -> tuple[int, ...]:
+        inner = {origin + k * step for k in range(-(origin // step) - 1, (size - origin) // step + 2)}
+        return tuple(sorted({0, size} | {v for v in inner if 0 < v < size}))
+
+    return _Grid(cuts(x0, width), cuts(y0, height))
+
+
+def _shape(s: Shape, grid: _Grid) -> _SHAPE:
+    """What the layout needs of a shape, kept by the shape object (see ``_SHAPES``)."""
+    got = _SHAPES.get(id(s))
+    if got is not None and got[0] is s:
+        if got[3] is grid:
+            return got
+        extent, serial = got[2], got[1]
+    else:
+        if len(_SHAPES) > SHAPE_CACHE:
+            _SHAPES.clear()
+            _SHAPE_SERIALS.clear()
+        found = _SHAPE_SERIALS.get(s)
+        serial = _SHAPE_SERIALS[s] = found if found is not None else next(_SERIALS)
+        extent = _extent(s)
+    x0, y0, x1, y1 = extent
+    xs, ys = grid.xs, grid.ys
+    cols = len(xs) - 1
+    c0, c1 = max(0, bisect_right(xs, x0) - 1), min(cols - 1, bisect_left(xs, x1) - 1)
+    r0, r1 = max(0, bisect_right(ys, y0) - 1), min(len(ys) - 2, bisect_left(ys, y1) - 1)
+    tiles = tuple(r * cols + c for r in range(r0, r1 + 1) for c in range(c0, c1 + 1))
+    got = _SHAPES[id(s)] = (s, serial, extent, grid, tiles, isinstance(s, Text) and x1 - x0 > TILE)
+    return got
+
+
+def _base(drawing: Drawing, grid: _Grid) -> _Base:
+    """The fixed part's layout, kept by (size, background, base key) and checked to be the same shapes."""
+    n = drawing.base_count if drawing.base_key else 0
+    key = (drawing.width, drawing.height, drawing.background, drawing.base_key, n, grid)
+    shapes = drawing.shapes[:n]
+    base = _BASES.get(key)
+    if base is not None and base.shapes == shapes:  # the same objects: a pointer comparison each
+        return base
+    cells = (len(grid.xs) - 1) * (len(grid.ys) - 1)
+    indexes: list[list[int]] = [[] for _ in range(cells)]
+    infos = [_shape(s, grid) for s in shapes]
+    for i, info in enumerate(infos):
+        for t in info[4]:
+            indexes[t].append(i)
+    base = _Base(next(_SERIALS), grid, shapes, [info[2] for info in infos], indexes,
+                 [tuple(infos[i][1] for i in here) for here in indexes], {}, drawing.grid is not None)
+    _remember(_BASES, key, base, 64)
+    return base
+
+
+def _overlaps(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and a[2] > b[0] and a[1] < b[3] and a[3] > b[1]
+
+
+def _layout(drawing: Drawing) -> tuple[_Grid, list[_Patch | None], list[_Overlay]]:
+    """The tile grid, each tile (None: plain background) and the text overlays."""
+    grid = _grid(drawing.width, drawing.height, drawing.grid)
+    base = _base(drawing, grid)
+    # The cache's fast path inline: a position's shapes are mostly the objects of the one before.
+    get, infos = _SHAPES.get, []
+    for s in drawing.shapes[len(base.shapes):]:
+        got = get(id(s))
+        infos.append(got if got is not None and got[0] is s and got[3] is grid else _shape(s, grid))
+    per_tile: list[list[int]] = [[] for _ in base.indexes]
+    for i, info in enumerate(infos):
+        for t in info[4]:
+            per_tile[t].append(i)
+    # A wide text no other shape comes near is an overlay; only shapes in the tiles it crosses can.
+    lone = []
+    for i, info in enumerate(infos):
+        if info[5] and not any(
+                any(j != i and _overlaps(info[2], infos[j][2]) for j in per_tile[t])
+                or any(_overlaps(info[2], base.extents[j]) for j in base.indexes[t]) for t in info[4]):
+            lone.append(i)
+    for i in lone:
+        for t in infos[i][4]:
+            per_tile[t].remove(i)
+    tiles: list[_Patch | None] = []
+    for t, here in enumerate(per_tile):
+        if not here and not base.indexes[t]:
             tiles.append(None)
-            plain = True
             continue
-        r, c = divmod(index, cols)
-        x, y = c * TILE, r * TILE
-        key = (background, x, y, min(TILE, width - x), min(TILE, height - y), tuple(hashes[i] for i in here))
+        key = (base.serial, t, tuple(infos[i][1] for i in here))
         tile = _TILES.get(key)
         if tile is None:
-            tile = _paint_tile(key, [shapes[i] for i in here])
-            _TILES[key] = tile
-            if len(_TILES) > TILE_CACHE:
-                _TILES.popitem(last=False)
+            tile = _tile(drawing.background, base, t, [infos[i][0] for i in here])
+            _remember(_TILES, key, tile, TILE_CACHE)
         tiles.append(tile)
-        colours |= tile.colours
-    if plain:
-        colours.add(_rgb(background))
-    overlays = [_overlay(shapes[i], background) for i in sorted(lone)]  # type: ignore[arg-type]
-    for o in overlays:
-        colours |= o.colours
-    return tiles, overlays, colours
+    overlays = [_overlay(infos[i][0], drawing.background) for i in lone]  # type: ignore[arg-type]
+    return grid, tiles, overlays
 
 
-def _assemble(drawing: Drawing, tiles: list[_Tile | None], overlays: list[_Overlay], top: int,
-              bottom: int) -> Image.Image:
-    """Rows ``top`` to ``bottom`` (a band, or the whole picture) in RGB, from tiles and overlays."""
-    cols = math.ceil(drawing.width / TILE)
-    img = Image.new("RGB", (drawing.width, bottom - top), drawing.background)
-    for index in range(top // TILE * cols, min(len(tiles), math.ceil(bottom / TILE) * cols)):
-        tile = tiles[index]
-        if tile is not None:
-            img.paste(tile.image, ((index % cols) * TILE, (index // cols) * TILE - top))
-    for o in overlays:
-        if o.y < bottom and o.y + o.mask.height > top:
-            img.paste(o.fill, (o.x, o.y - top), o.mask)
-    return img
+def _tile(background: str, base: _Base, t: int, shapes: list[Shape]) -> _Patch:
+    """Tile ``t`` of the picture.  On a board cut along its squares, what the tile shows, moved to its
+    corner, names it, so a knight on a dark square is painted once wherever it stands (and the pixels
+    are those of the moved shapes: the same key, the same tile).  Elsewhere a tile is its own."""
+    cols = len(base.grid.xs) - 1
+    r, c = divmod(t, cols)
+    x, y = base.grid.xs[c], base.grid.ys[r]
+    w, h = base.grid.xs[c + 1] - x, base.grid.ys[r + 1] - y
+    if not base.aligned:
+        return _paint_tile(background, x, y, w, h, (base.serial, t), [base.shapes[i] for i in base.indexes[t]],
+                           shapes)
+    fixed = base.moved.get(t)
+    if fixed is None:
+        fixed = base.moved[t] = tuple(_moved(base.shapes[i], x, y) for i in base.indexes[t])
+    others = tuple(_moved(s, x, y) for s in shapes)
+    key = (background, w, h, fixed, others)
+    tile = _LOOKS.get(key)
+    if tile is None:
+        tile = _paint_tile(background, 0, 0, w, h, (background, w, h, fixed), fixed, others)
+        _remember(_LOOKS, key, tile, TILE_CACHE)
+    return tile
+
+
+def _moved(s: Shape, dx: float, dy: float) -> Shape:
+    """``s`` shifted by (-dx, -dy), without its tags (they do not show)."""
+    if isinstance(s, Rect):
+        return Rect(s.x - dx, s.y - dy, s.w, s.h, fill=s.fill, stroke=s.stroke, width=s.width)
+    if isinstance(s, Circle):
+        return Circle(s.cx - dx, s.cy - dy, s.r, fill=s.fill, stroke=s.stroke, width=s.width)
+    if isinstance(s, Polygon):
+        return Polygon(tuple((px - dx, py - dy) for px, py in s.points), fill=s.fill, stroke=s.stroke,
+                       width=s.width)
+    if isinstance(s, Line):
+        return Line(s.x1 - dx, s.y1 - dy, s.x2 - dx, s.y2 - dy, stroke=s.stroke, width=s.width)
+    return Text(s.x - dx, s.y - dy, s.text, size=s.size, fill=s.fill, anchor=s.anchor)
 
 
 def _overlay(s: Text, background: str) -> _Overlay:
-    """``s`` as a scale-1 mask placed on the picture's 2x2 grid, with the colours it makes."""
+    """``s`` placed on the picture's 2x2 grid, drawn over the background (kept per text)."""
     k = SUPERSAMPLE
-    x, y = s.x * k, s.y * k
-    size, anchor = round(s.size * k), _ANCHOR.get(s.anchor, "mm")
-    _, left, top = _text_mask(s.text, size, anchor, x % 1, y % 1)
+    key = (s.text, round(s.size * k), _ANCHOR.get(s.anchor, "mm"), s.x * k, s.y * k, _rgb(s.fill), background)
+    got = _OVERLAYS.get(key)
+    if got is None:
+        got = _overlay_at(*key)
+        _remember(_OVERLAYS, key, got, 1024)
+    return got
+
+
+def _overlay_at(text: str, size: int, anchor: str, x: float, y: float, fill: tuple[int, int, int],
+                background: str) -> _Overlay:
+    """The text painted at twice the size on the background, on the picture's 2x2 grid, and
+    reduced: the very pixels painting the whole picture gives there."""
+    mask, left, top = _text_mask(text, size, anchor, x % 1, y % 1)
     x2, y2 = math.floor(x) + left, math.floor(y) + top
-    small = _reduced_mask(s.text, size, anchor, x % 1, y % 1, x2 % 2, y2 % 2)
-    fill = _rgb(s.fill)
-    levels = tuple(sorted(v for _, v in small.getcolors(256) or []))
-    return _Overlay((s.text, size, anchor, x, y, fill), small, (x2 - x2 % 2) // 2, (y2 - y2 % 2) // 2, fill,
-                    _blends(_rgb(background), fill, levels))
-
-
-@lru_cache(maxsize=1024)
-def _reduced_mask(text: str, size: int, anchor: str, fx: float, fy: float, odd_x: int, odd_y: int) -> Image.Image:
-    """The two-level text mask reduced to scale 1 on the picture's 2x2 grid (shifted by the odd pixel)."""
-    mask, _, _ = _text_mask(text, size, anchor, fx, fy)
+    odd_x, odd_y = x2 % 2, y2 % 2
     w, h = mask.width + odd_x, mask.height + odd_y
-    grid = Image.new("L", (w + w % 2, h + h % 2), 0)
-    grid.paste(mask, (odd_x, odd_y))
-    return grid.reduce(SUPERSAMPLE)
+    img = Image.new("RGB", (w + w % 2, h + h % 2), background)
+    img.paste(fill, (odd_x, odd_y), mask)
+    return _Overlay((text, size, anchor, x, y, fill, background), _patch(img.reduce(SUPERSAMPLE)),
+                    (x2 - odd_x) // 2, (y2 - odd_y) // 2)
 
 
-@lru_cache(maxsize=1024)
-def _blends(background: tuple[int, int, int], fill: tuple[int, int, int],
-            levels: tuple[int, ...]) -> frozenset[tuple[int, int, int]]:
-    """The colours pasting ``fill`` through these mask levels onto ``background`` makes (Pillow's own blend)."""
-    strip = Image.new("RGB", (len(levels), 1), background)
-    mask = Image.new("L", (len(levels), 1))
-    mask.putdata(list(levels))
-    strip.paste(fill, (0, 0), mask)
-    return frozenset(rgb for _, rgb in strip.getcolors(256) or [])
-
-
-def _paint_tile(key: tuple, shapes: list[Shape]) -> _Tile:
-    background, x, y, w, h, _ = key
+def _paint_tile(background: str, x: int, y: int, w: int, h: int, canvas: tuple,
+                fixed: Sequence[Shape], others: Sequence[Shape]) -> _Patch:
+    """The tile at (x, y): the fixed shapes from a canvas kept by ``canvas``, the others over a copy
+    (``_draw`` floors coordinates, so a tile's canvas is just the tile at twice the size)."""
     k = SUPERSAMPLE
-    # Pillow truncates negative fractional coordinates towards zero, so a
-    # circle that starts left of the tile would come out a pixel off.  The
-    # canvas reaches out far enough that every fractional coordinate stays
-    # positive (an even margin, to keep the 2x2 grid), then is cropped.
-    left, top = x * k, y * k
-    reach_x = reach_y = 0.0
-    for s in shapes:
-        if not isinstance(s, (Text, Rect)):
-            x0, y0, _, _ = _extent(s)
-            reach_x, reach_y = max(reach_x, left - x0 * k), max(reach_y, top - y0 * k)
-    mx, my = 2 * math.ceil(reach_x / 2), 2 * math.ceil(reach_y / 2)
-    img = Image.new("RGB", (w * k + mx, h * k + my), background)
-    _draw(img, shapes, mx - left, my - top)
-    if mx or my:
-        img = img.crop((mx, my, mx + w * k, my + h * k))
-    small = img.reduce(k)
-    found = small.getcolors(w * h) or []
-    return _Tile(small, frozenset(rgb for _, rgb in found), next(_SERIALS))
+    img = _CANVASES.get(canvas)
+    if img is None:
+        img = Image.new("RGB", (w * k, h * k), background)
+        _draw(img, fixed, -x * k, -y * k)
+        _remember(_CANVASES, canvas, img, CANVAS_CACHE)
+    if others:
+        img = img.copy()
+        _draw(img, others, -x * k, -y * k)
+    return _patch(img.reduce(k))
 
 
 def _extent(s: Shape) -> tuple[float, float, float, float]:
-    """Where ``s`` may paint, at scale 1, padded: which tiles it belongs to."""
+    """Where ``s`` may paint, at scale 1 (left and top in, right and bottom out): which tiles it
+    belongs to.  As tight as Pillow allows, so a square's shapes stay in the square's own tile:
+    a rectangle (its outline is drawn inside it) on whole pixels paints exactly its box."""
     if isinstance(s, Rect):
-        pad = _PAD + (s.width if s.stroke else 0)
+        pad = 0 if all(float(v).is_integer() for v in (s.x, s.y, s.w, s.h)) else 1
         return s.x - pad, s.y - pad, s.x + s.w + pad, s.y + s.h + pad
-    if isinstance(s, Circle):
-        pad = _PAD + s.r + (s.width if s.stroke else 0)
+    if isinstance(s, Circle):  # the outline is drawn inside the circle, too
+        pad = s.r + 1
         return s.cx - pad, s.cy - pad, s.cx + pad, s.cy + pad
     if isinstance(s, Polygon):
         xs, ys = [p[0] for p in s.points], [p[1] for p in s.points]
@@ -287,21 +518,27 @@ def _extent(s: Shape) -> tuple[float, float, float, float]:
         pad = _PAD + s.width
         return min(s.x1, s.x2) - pad, min(s.y1, s.y2) - pad, max(s.x1, s.x2) + pad, max(s.y1, s.y2) + pad
     k = SUPERSAMPLE
-    mask, left, top = _text_mask(s.text, round(s.size * k), _ANCHOR.get(s.anchor, "mm"), s.x * k % 1, s.y * k % 1)
-    return (s.x + left / k - _PAD, s.y + top / k - _PAD, s.x + (left + mask.width) / k + _PAD,
-            s.y + (top + mask.height) / k + _PAD)
+    x, y = s.x * k, s.y * k
+    mask, left, top = _text_mask(s.text, round(s.size * k), _ANCHOR.get(s.anchor, "mm"), x % 1, y % 1)
+    x0, y0 = math.floor(x) + left, math.floor(y) + top
+    return x0 / k - 1, y0 / k - 1, (x0 + mask.width) / k + 1, (y0 + mask.height) / k + 1
 
 
-def _draw(img: Image.Image, shapes: tuple[Shape, ...] | list[Shape], dx: float = 0, dy: float = 0) -> None:
-    """Paint ``shapes`` at SUPERSAMPLE times their size, shifted by (dx, dy) pixels of ``img``."""
+def _draw(img: Image.Image, shapes: Sequence[Shape], dx: float = 0, dy: float = 0) -> None:
+    """Paint ``shapes`` at SUPERSAMPLE times their size, shifted by (dx, dy) pixels of ``img``.
+
+    Pillow turns a shape's coordinates into whole pixels by truncating them,
+    which for a negative fraction (a shape that starts left of a tile) rounds
+    the other way; flooring them here first gives the pixels a whole-picture
+    canvas would, wherever the canvas starts, so a tile needs no margin."""
     k = SUPERSAMPLE
     pen = ImageDraw.Draw(img)
 
     def px(v: float) -> float:
-        return v * k + dx
+        return math.floor(v * k + dx)
 
     def py(v: float) -> float:
-        return v * k + dy
+        return math.floor(v * k + dy)
 
     def line_width(w: float) -> int:
         return max(1, round(w * k))
@@ -319,7 +556,7 @@ def _draw(img: Image.Image, shapes: tuple[Shape, ...] | list[Shape], dx: float =
         elif isinstance(s, Line):
             pen.line([px(s.x1), py(s.y1), px(s.x2), py(s.y2)], fill=s.stroke, width=line_width(s.width))
         elif isinstance(s, Text):
-            x, y = px(s.x), py(s.y)
+            x, y = s.x * k + dx, s.y * k + dy
             mask, left, top = _text_mask(s.text, round(s.size * k), _ANCHOR.get(s.anchor, "mm"), x % 1, y % 1)
             img.paste(_rgb(s.fill), (math.floor(x) + left, math.floor(y) + top), mask)
 
@@ -343,13 +580,6 @@ def _text_mask(text: str, size: int, anchor: str, fx: float, fy: float) -> tuple
 @cache
 def _rgb(colour: str) -> tuple[int, int, int]:
     return ImageColor.getrgb(colour)[:3]  # type: ignore[return-value]
-
-
-@lru_cache(maxsize=256)
-def _exact_palette(colours: tuple[tuple[int, int, int], ...]) -> Image.Image:
-    palette = Image.new("P", (1, 1))
-    palette.putpalette([v for rgb in colours for v in rgb])
-    return palette
 
 
 def _encode(img: Image.Image) -> bytes:
