@@ -360,7 +360,7 @@ def spend_broadcast(ctx: Context, sender: User) -> None:
     """A ``broadcast``'s own daily cap (``--broadcasts-per-day``): per account and per From address,
     so sock-puppet accounts mailing from one address share one allowance."""
     cap = ctx.settings.broadcasts_per_day
-    said = f"today's limit of {cap} broadcast{'s' if cap != 1 else ''} (a day, on this server)"
+    said = f"the limit of {cap} broadcast{'s' if cap != 1 else ''} a day"
     spend(ctx.session, f"broadcasts-of:{sender.userid}", 1, cap,
           f"{sender.userid} has reached {said}; nothing was sent. Try again tomorrow", ctx.now)
     address = str(ctx.session.info.get(SENDER_KEY) or ctx.request.sender or "").lower()

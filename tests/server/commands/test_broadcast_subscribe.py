@@ -98,7 +98,7 @@ def test_broadcast_reaches_only_who_opted_in_privately_and_is_capped(four: Runni
     # The third of the day is refused, clearly, and nobody gets anything.
     (refusal,) = broadcast(p, "Third notice")
     assert refusal.rcpt_tos == [ALICE]
-    assert "today's limit of 2 broadcasts" in flat(refusal.text) and "nothing was sent" in flat(refusal.text)
+    assert "the limit of 2 broadcasts a day" in flat(refusal.text) and "nothing was sent" in flat(refusal.text)
 
 
 def test_broadcast_to_nobody_counts_nothing_and_needs_a_body(four: Running) -> None:
