@@ -240,6 +240,16 @@ class Game:
         """
         raise NotImplementedError
 
+    def coordinate_key(self) -> str:
+        """A key to the text board's points, mailed under the board ("" : none needed).
+
+        For a game whose text board names no file or rank (TriMac's, fixed
+        by its spec) a player cannot name a target from the mail alone; the
+        server prints this key under the board for every player who has not
+        turned it off (``coordinates USERID PASSWORD off``).
+        """
+        return ""
+
     def draw(self, state: Any, seat: int | None = None, players: list[str] | None = None) -> Any:
         """A picture of ``state`` (a :class:`games.drawing.Drawing`), or ``None``.
 

@@ -158,6 +158,8 @@ class TriDChess(Game):
             return Outcome((), (), "draw: 100 plies without a capture or pawn move")
         return None
 
+    oriented = True  # Black at the bottom for Black (render and draw)
+
     def render(
         self,
         state: State,
@@ -199,7 +201,8 @@ class TriDChess(Game):
                 title = f"TRI-D CHESS game {board}  move {move_no}  {plain}   [rules: loidl]"
         if compact:
             title = f"Tri-D Chess  move {move_no}"
-        return render_board(state, title, status, last, check, compact)
+        # Black's player sees Black at the bottom (the server passes no seat with "flip off").
+        return render_board(state, title, status, last, check, compact, black_below=seat == 1)
 
     def position(self, state: State) -> str:
         return position_text(state)

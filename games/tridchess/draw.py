@@ -6,8 +6,11 @@ L0): main boards 4x4, attack boards 2x2 at their pins.  Files keep their
 column on every level (z a b c d e), as on the ASCII board, and every row
 carries its rank.  On the right a side view shows the same boards as bars at
 their heights over the ranks 0-9, so where each level sits reads at a
-glance.  Always drawn from White's side (spec decision 13); the squares and
-attack board of the last move are framed in gold.
+glance.  Drawn from White's side (spec decision 13), except for Black's
+player, who sees it turned (issue 26 item 8, ``flip``): ranks 0 at the top
+of each level, files e to z, and in the side view rank 9 on the left; the
+labels turn with it, the names do not.  The squares and attack board of the
+last move are framed in gold.
 """
 
 from __future__ import annotations
@@ -69,9 +72,16 @@ def last_cells(st: State) -> set[int]:
 
 
 @lru_cache(maxsize=64)
-def _board(pins: tuple[int, ...]) -> tuple[tuple[Shape, ...], tuple[tuple[int, float, float], ...], int]:
+def _board(pins: tuple[int, ...],
+           turned: bool = False) -> tuple[tuple[Shape, ...], tuple[tuple[int, float, float], ...], int]:
     """What stands still while the attack boards do: the levels' plates, squares, labels and frames, and
-    the side view's scale and main boards; with every square's (cell, left, top) and the picture's height."""
+    the side view's scale and main boards; with every square's (cell, left, top) and the picture's height.
+    ``turned``: seen from Black's side."""
+
+    def col(x: int) -> int:
+        """The drawn column of file ``x`` (0 = z)."""
+        return 5 - x if turned else x
+
     layers = boards_on_pins(pins)
     side_x = LEFT + 6 * CELL + 60
     rows = sum(max(b[3] for b in bs) - min(b[2] for b in bs) + 1 for bs in layers.values())
@@ -79,7 +89,7 @@ def _board(pins: tuple[int, ...]) -> tuple[tuple[Shape, ...], tuple[tuple[int, f
     d = Drawing(width=side_x + 10 * 24 + 50, height=height)
     top = 62
     for i, name in enumerate(FILES):
-        d.add(Text(LEFT + (i + 0.5) * CELL, top - 12, name, size=13, fill="#333333", role="label"))
+        d.add(Text(LEFT + (col(i) + 0.5) * CELL, top - 12, name, size=13, fill="#333333", role="label"))
     squares = []
     y = top
     for layer in sorted(layers, reverse=True):
@@ -87,8 +97,13 @@ def _board(pins: tuple[int, ...]) -> tuple[tuple[Shape, ...], tuple[tuple[int, f
         hi, lo = max(b[3] for b in bs), min(b[2] for b in bs)
         band = (hi - lo + 1) * CELL
         d.add(Text(14, y + band / 2, LABELS[layer], size=14, fill="#222222", anchor="start", role="level"))
+
+        def row(rank: int) -> int:
+            """Rows down from the top of this level's band to ``rank``."""
+            return rank - lo if turned else hi - rank  # noqa: B023 (used within this iteration only)
+
         for _name, files, y0, y1 in bs:
-            bx, by = LEFT + files[0] * CELL, y + (hi - y1) * CELL
+            bx, by = LEFT + min(col(f) for f in files) * CELL, y + min(row(y0), row(y1)) * CELL
             bw, bh = len(files) * CELL, (y1 - y0 + 1) * CELL
             d.add(Polygon(((bx + 5, by + bh), (bx + bw, by + bh), (bx + bw + 5, by + bh + 6), (bx + 5, by + bh + 6)),
                           fill="#6b5d4a"),
@@ -96,18 +111,18 @@ def _board(pins: tuple[int, ...]) -> tuple[tuple[Shape, ...], tuple[tuple[int, f
                           fill="#857560"))
             main = len(files) == 4
             for yy in range(y0, y1 + 1):
-                cy = y + (hi - yy) * CELL
+                cy = y + row(yy) * CELL
                 d.add(Text(bx - 9, cy + CELL / 2, str(yy), size=11, fill="#555555", role="label"))
                 for xx in files:
                     c = cell(xx, yy, layer)
                     dark = (xx + yy) % 2 == 0
                     fill = (DARK if dark else LIGHT) if main else (AB_DARK if dark else AB_LIGHT)
-                    cx = LEFT + xx * CELL
+                    cx = LEFT + col(xx) * CELL
                     d.add(Rect(cx, cy, CELL, CELL, fill=fill, role="square", at=SQ_NAME[c]))
                     squares.append((c, cx, cy))
             d.add(Rect(bx, by, bw, bh, stroke="#333333", width=1.2))
         y += band + GAP
-    _side_scale(d, pins, side_x, top)
+    _side_scale(d, pins, side_x, top, turned)
     return tuple(d.shapes), tuple(squares), height
 
 
@@ -123,18 +138,19 @@ def _piece(c: int, cx: float, cy: float, p: int) -> tuple[Shape, ...]:
 
 
 def draw(game: Any, st: State, seat: int | None, players: list[str] | None) -> Drawing:
+    turned = seat == 1  # Black's player: Black at the bottom (the server passes no seat with "flip off")
     text = caption(game, st, players)
     if game.outcome(st) is None and st.in_check():
         text += " (check)"
     marked = last_cells(st)
-    board, squares, height = _board(st.pins)
+    board, squares, height = _board(st.pins, turned)
     side_x = LEFT + 6 * CELL + 60
     d = Drawing(width=side_x + 10 * 24 + 50, height=height, title=f"Tri-Dimensional Chess board: {text}")
     # A square's last-move frame and piece stay inside it, and the boards'
     # frames on their edges, so the board drawn first as the fixed part (for
     # these attack-board places) changes no pixel (issue 25).
     d.extend(board)
-    d.mark_base(f"tridchess-{st.pins}")
+    d.mark_base(f"tridchess-{st.pins}-{'black' if turned else 'white'}")
     d.add(Text(d.width / 2, 18, text, size=16, role="status"))
     for c, cx, cy in squares:
         if c in marked:
@@ -142,7 +158,7 @@ def draw(game: Any, st: State, seat: int | None, players: list[str] | None) -> D
         p = st.board.get(c)
         if p is not None:
             d.extend(_piece(c, cx, cy, p))
-    _side_boards(d, st, side_x, 62, marked)
+    _side_boards(d, st, side_x, 62, marked, turned)
     foot = height - 40
     boards = "  ".join(f"{AB_NAMES[i]}={PIN_NAME[p]}" for i, p in enumerate(st.pins))
     d.add(Text(14, foot, f"Attack boards: {boards}", size=12, anchor="start", role="legend"),
@@ -151,34 +167,45 @@ def draw(game: Any, st: State, seat: int | None, players: list[str] | None) -> D
     return d
 
 
-def _side_scale(d: Drawing, pins: tuple[int, ...], x0: float, top: float) -> None:
+def _side_at(x0: float, turned: bool, rank: float, width: int = 0) -> float:
+    """The side view's left edge of a span of ``width`` ranks starting at ``rank`` (``turned``: rank 9 left)."""
+    return x0 + ((10 - rank - width) if turned else rank) * 24
+
+
+def _side_scale(d: Drawing, pins: tuple[int, ...], x0: float, top: float, turned: bool = False) -> None:
     """The side view's fixed part: the ranks 0-9, the levels, the main boards as bars, and the
-    attack boards' names (the bars of the attack boards come with the position)."""
+    attack boards' names (the bars of the attack boards come with the position); ``turned``: seen
+    from Black's side, rank 9 on the left."""
     step, lift = 24, 44
     base = top + 7 * lift
-    d.add(Text(x0 + 5 * step, top - 12, "side view (ranks 0-9)", size=12, fill="#333333", role="label"))
+
+    def at(rank: float, width: int = 0) -> float:
+        return _side_at(x0, turned, rank, width)
+
+    d.add(Text(x0 + 5 * step, top - 12, "side view (ranks 9-0)" if turned else "side view (ranks 0-9)", size=12,
+               fill="#333333", role="label"))
     for r in range(10):
-        d.add(Text(x0 + (r + 0.5) * step, base + 12, str(r), size=11, fill="#555555", role="label"))
+        d.add(Text(at(r, 1) + 0.5 * step, base + 12, str(r), size=11, fill="#555555", role="label"))
     for layer in range(7):
         yy = base - layer * lift - 8
         d.add(Text(x0 - 10, yy, LABELS[layer], size=11, fill="#555555", anchor="end", role="label"))
         d.add(Line(x0, yy, x0 + 10 * step, yy, stroke="#e4e4e4", width=1))
     for name, (layer, y0) in MAIN_BOARDS.items():
         yy = base - layer * lift - 8
-        d.add(Rect(x0 + y0 * step, yy - 5, 4 * step, 10, fill="#9d8766", stroke="#333333", width=1,
+        d.add(Rect(at(y0, 4), yy - 5, 4 * step, 10, fill="#9d8766", stroke="#333333", width=1,
                    role="side-main", at=name),
-              Text(x0 + (y0 + 2) * step, yy - 14, name, size=11, fill="#333333", role="label"))
+              Text(at(y0, 4) + 2 * step, yy - 14, name, size=11, fill="#333333", role="label"))
     names: dict[tuple[int, int], list[str]] = {}
     for i, p in enumerate(pins):
         names.setdefault((PIN_LAYER[p], PIN_Y0[p]), []).append(AB_NAMES[i])
     for (layer, y0), who in names.items():
-        d.add(Text(x0 + (y0 + 1) * step, base - layer * lift + 10, " ".join(who), size=10, fill="#333333",
+        d.add(Text(at(y0, 2) + step, base - layer * lift + 10, " ".join(who), size=10, fill="#333333",
                    role="label"))
 
 
-def _side_boards(d: Drawing, st: State, x0: float, top: float, marked: set[int]) -> None:
+def _side_boards(d: Drawing, st: State, x0: float, top: float, marked: set[int], turned: bool = False) -> None:
     """The attack boards as bars at their heights in the side view, framed in gold when the last move
-    was on them."""
+    was on them (``turned``: seen from Black's side)."""
     step, lift = 24, 44
     base = top + 7 * lift
     for p in st.pins:
@@ -186,5 +213,5 @@ def _side_boards(d: Drawing, st: State, x0: float, top: float, marked: set[int])
         hit = bool(marked & set(PIN_CELLS[p]))
         # queen's-side boards sit just in front of king's-side ones in this view
         dy = -3 if PIN_SIDE[p] == 0 else 3
-        d.add(Rect(x0 + PIN_Y0[p] * step + 2, yy - 4 + dy, 2 * step - 4, 8, fill="#7f93a8",
+        d.add(Rect(_side_at(x0, turned, PIN_Y0[p], 2) + 2, yy - 4 + dy, 2 * step - 4, 8, fill="#7f93a8",
                    stroke=HIGHLIGHT if hit else "#333333", width=2.5 if hit else 1, role="side-ab", at=PIN_NAME[p]))

@@ -1,8 +1,13 @@
 """ASCII board for e-mail (spec §8): seven layer grids side by side.
 
 Every grid shows the whole z-e x 0-9 projection, so a (file, rank) stays in
-the same text column in every layer.  Always drawn from White's side
-(DECISION 13), so both players read the same coordinates.
+the same text column in every layer.  Drawn from White's side (the spec's
+DECISION 13) for White and for anyone who said ``flip off``; Black's player
+sees it turned (issue 26 item 8: Black at the bottom, as in every chess
+diagram printed for Black): ranks 0 to 9 downwards and the files e to z.
+Only the presentation turns: the ranks and files are printed beside the
+grids, the squares keep their names, and the levels stay highest first
+(a height does not change with the side one sits on).
 """
 
 from __future__ import annotations
@@ -24,18 +29,19 @@ def _cell_char(st: State, exists: frozenset[int], c: int, x: int, y: int) -> str
     return " "
 
 
-def grid_lines(st: State, compact: bool = False) -> list[str]:
+def grid_lines(st: State, compact: bool = False, black_below: bool = False) -> list[str]:
     exists = st.geo.exists
     sep = " " if compact else "  "
-    files = sep.join(FILES for _ in LAYERS)
+    xs = range(5, -1, -1) if black_below else range(6)
+    files = sep.join("".join(FILES[x] for x in xs) for _ in LAYERS)
     lines = [
         "    " + sep.join(LABELS[h].center(6) for h in LAYERS),
         "    " + files,
     ]
-    for y in range(9, -1, -1):
+    for y in range(10) if black_below else range(9, -1, -1):
         groups = []
         for h in LAYERS:
-            groups.append("".join(_cell_char(st, exists, cell(x, y, h), x, y) for x in range(6)))
+            groups.append("".join(_cell_char(st, exists, cell(x, y, h), x, y) for x in xs))
         lines.append(f" {y}  " + sep.join(groups) + f"  {y}")
     if not compact:
         lines.append("    " + files)
@@ -51,10 +57,12 @@ def pin_map(st: State) -> str:
     return "   ".join(parts)
 
 
-def render(st: State, title: str, status: str, last: str, check: str, compact: bool) -> str:
+def render(st: State, title: str, status: str, last: str, check: str, compact: bool,
+           black_below: bool = False) -> str:
+    """The mailed board; ``black_below``: turned for Black's player (see the module docstring)."""
     boards = " ".join(f"{AB_NAMES[i]}={PIN_NAME[p]}" for i, p in enumerate(st.pins))
     out = [title]
-    out.extend(grid_lines(st, compact))
+    out.extend(grid_lines(st, compact, black_below))
     if compact:
         out.append(f"Boards: {boards}")
         footer = f"Last: {last}   Check: {check}"

@@ -113,6 +113,22 @@ class TriMac(Game):
     def help(self) -> str:
         return HELP + "\n".join(key_lines()) + "\n"
 
+    def coordinate_key(self) -> str:
+        """Spec §6.3's key, mailed under the board (issue 26 item 9).
+
+        The §6.2 board is a contract (test T25: byte-exact), so it cannot
+        carry labels, and in the rotated Blue and Green blocks a file is a
+        slanting line nobody can count.  So the mail carries the key itself,
+        in the board's own layout (always Red at the bottom, like the text
+        board): find the point's place on the board, read its name at the
+        same place in the key, put the block's letter in front.  The picture
+        names every empty point as well.  ``coordinates USERID PASSWORD
+        off`` drops the key for a player who knows the board by heart.
+        """
+        return ("Coordinate key (each point's file and rank, in the board's layout; put the block's "
+                "letter in front: B upper left, G upper right, R bottom, e.g. Gj5; 'coordinates USERID "
+                "PASSWORD off' drops this key):\n\n" + "\n".join(key_lines()))
+
     def seat_names(self, state: Any) -> list[str]:
         return list(SEAT_NAMES)
 

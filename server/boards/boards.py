@@ -25,7 +25,7 @@ from server.boards.watchers import board_followers
 from server.core.config import Settings
 from server.core.errors import CommandError
 from server.mail.replies import Mail, board_root
-from server.mail.wrapping import WIDTH, wrap
+from server.mail.wrapping import WIDTH, wrap, wrap_prose
 from server.pictures.cache import Picture
 from server.pictures.cache import make as make_picture
 from server.store.model import Board, Move, Seat, User, utcnow
@@ -297,6 +297,7 @@ def board_text(
     parts = [wrap(headline.strip()), wrap(note.strip()), wrap(status_line(board, game, state)),
              move_list(board, moves, whole)]
     parts.append(render(board, game, state, viewer))
+    parts.append(coordinate_key(board, game, viewer))
     players = ", ".join(player_label(board, game, state, i) for i in range(len(board.seats)))
     parts.append(f"Players: {players}")
     session = object_session(board) if board.tournament_id is not None else None
@@ -315,6 +316,18 @@ def board_text(
         under = "\n".join(("  " + line).rstrip() for line in wrap(comment, WIDTH - 2).split("\n"))
         parts.append(f"{comment_by} writes:\n" + under)
     return "\n\n".join(p for p in parts if p) + "\n"
+
+
+def coordinate_key(board: Board, game: Game, viewer: int | None) -> str:
+    """The game's key to its text board's points (TriMac), unless this player said ``coordinates off``.
+
+    Mail from no seat (a watcher's, a stranger's ``show``) carries it: the
+    default is on, and such readers are the least likely to know the board.
+    """
+    if viewer is not None and not seat_users(board)[viewer].coordinates:
+        return ""
+    key = getattr(game, "coordinate_key", None)  # plugins written before the hook have none
+    return wrap_prose(key()) if key is not None else ""
 
 
 def web_link(settings: Settings, board: Board, at: int | None = None) -> str | None:

@@ -259,3 +259,23 @@ class Flip(Switch):
     flag = "flip"
     said = ("{userid} now sees every board from the first player's side.",
             "{userid} now sees each board from their own side.")
+
+
+@general
+class Broadcasts(Switch):
+    name = "broadcasts"
+    description = ("On: you receive other players' 'broadcast' mail (off by default: nobody gets one "
+                   "without asking).")
+    flag = "broadcasts"
+    said = ("{userid} no longer receives broadcasts.",
+            "{userid} now receives players' broadcasts ('broadcasts {userid} PASSWORD off' stops them).")
+
+
+@general
+class Coordinates(Switch):
+    name = "coordinates"
+    description = ("On (the default): board mails of games whose points are hard to name from the board "
+                   "alone (TriMac) carry a key showing every point's name; off: the board only.")
+    flag = "coordinates"
+    said = ("{userid} now gets board mails without the coordinate key.",
+            "{userid} now gets the coordinate key under boards that have one (TriMac).")

@@ -1,4 +1,4 @@
-"""Talking and following: chat, message, subscribe, unsubscribe, notify.
+"""Talking and following: chat, message, broadcast, subscribe, unsubscribe, notify.
 
 Followers are rows in ``subscriptions``: kind "watch" gets every board mail
 (``boards.announce`` adds them), kind "notify" only the mail that ends the
@@ -7,6 +7,8 @@ own boards.
 """
 
 from __future__ import annotations
+
+import textwrap
 
 from sqlalchemy import delete, select
 
@@ -18,7 +20,7 @@ from server.accounts.throttle import SENDER_KEY
 from server.boards import boards
 from server.boards.watchers import board_watchers
 from server.commands.base import Command, CommandError, Context, Result, authenticate
-from server.commands.registry import GameCommand, game_verb, general
+from server.commands.registry import GENERAL, GameCommand, game_verb, general
 from server.mail.quota import ADDRESS_RECIPIENTS_DAY, MESSAGES_TO_USER_DAY, spend, spend_recipients
 from server.mail.replies import Mail, board_root
 from server.mail.wrapping import wrap
@@ -120,9 +122,10 @@ GAME_FOLLOW_SAID = {
 }
 
 
-def follow_game(ctx: Context, game: Game, args: list[str], kind: str) -> Result:
-    """Follow every board of ``game``: "watch" (boards started from now on) or "notify" (a toggle)."""
-    user = accounts.authenticate(ctx.session, args[0], args[1])
+def follow_game(ctx: Context, game: Game, args: list[str], kind: str, user: User | None = None) -> Result:
+    """Follow every board of ``game``: "watch" (boards started from now on) or "notify" (a toggle);
+    ``user``: already authenticated (``subscribe USERID PASSWORD B1 ... all``)."""
+    user = user or accounts.authenticate(ctx.session, args[0], args[1])
     row = ctx.session.scalars(select(GameFollow).where(GameFollow.game == game.name, GameFollow.user_id == user.id,
                                                        GameFollow.kind == kind)).first()
     said, again = GAME_FOLLOW_SAID[kind]
@@ -165,15 +168,102 @@ class Follow(GameCommand):
 
 @game_verb
 class Subscribe(Follow):
+    """``subscribe``: one board (``BOARD USERID PASSWORD``), the whole game (``USERID PASSWORD all``),
+    or the original's ``USERID PASSWORD B1 B2 ...`` (several boards, ``all`` among them if wanted;
+    none: just the summary).  Every answer ends with the user's whole subscription summary, so a
+    player sees what mail they will get without a second command."""
+
     name = "subscribe"
-    argument_description = "BOARD USERID PASSWORD | USERID PASSWORD all"
-    description = ("Watch a board: receive every move mail (until 'unsubscribe' or the end); 'all': every "
-                   "board of this game started from now on.")
+    argument_description = "BOARD USERID PASSWORD | USERID PASSWORD all | USERID PASSWORD BOARD ..."
+    description = ("Watch boards: receive every move mail (until 'unsubscribe' or the end); 'all': every "
+                   "board of this game started from now on. The answer lists all you follow.")
     kind = "watch"
+
+    def password_positions(self, args: list[str]) -> tuple[int, ...]:
+        return (1,) if args and not is_digits(args[0].split("#")[0]) else self.password_args
+
+    def run(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        if len(args) >= 2 and not is_digits(args[0].split("#")[0]):
+            return self.several(ctx, game, args)
+        result = super().run(ctx, game, args)
+        user = accounts.find_user(ctx.session, args[1])  # BOARD USERID PASSWORD (authenticated by run)
+        if user is not None:
+            ctx.session.flush()
+            result.text = result.text.rstrip("\n") + "\n\n" + subscription_summary(ctx, user)
+        return result
+
+    def several(self, ctx: Context, game: Game, args: list[str]) -> Result:
+        """``USERID PASSWORD B1 B2 ... [all]``: each board that can be watched is; the others are named
+        with the reason.  Nothing at all watchable (and no ``all``) is refused and changes nothing."""
+        user = accounts.authenticate(ctx.session, args[0], args[1])
+        words = list(dict.fromkeys(w.lower() for w in args[2:]))
+        bad = [w for w in words if w != "all" and not is_digits(w)]
+        if bad:
+            raise CommandError(f"{bad[0]!r} is not a board number (usage: {game.name} subscribe USERID PASSWORD "
+                               "BOARD ... or all)", title=game.title)
+        done: list[str] = []
+        problems: list[str] = []
+        whole = ""
+        for word in words:
+            if word == "all":
+                try:
+                    whole = follow_game(ctx, game, [user.userid, "", "all"], self.kind, user).text
+                except CommandError as exc:
+                    problems.append(str(exc))
+                continue
+            try:
+                board = boards.find_board(ctx.session, game, int(word))
+                check_can_follow(ctx, game, board, user, self.kind)
+            except CommandError as exc:
+                problems.append(str(exc))
+                continue
+            ctx.session.add(Subscription(board_id=board.id, user_id=user.id, kind=self.kind))
+            done.append(f"{game.title} Board {board.number}")
+        ctx.session.flush()
+        if words and not done and not whole and any("already" not in p for p in problems):
+            raise CommandError("Nothing was subscribed: " + "; ".join(problems), title=game.title)
+        lines = [f"{user.userid} now watches {', '.join(done)}: every move mail comes to you too."] if done else []
+        lines += [whole] if whole else []
+        lines += [f"Not subscribed: {p}." for p in problems]
+        lines.append(subscription_summary(ctx, user))
+        return Result("\n\n".join(wrap(line) for line in lines), subject=f"{game.title}: subscriptions")
 
     def confirmation(self, game: Game, number: int, userid: str) -> str:
         return (f"{userid} now watches {game.title} Board {number}: every move mail comes to "
                 f"you too. {game.name} unsubscribe {number} {userid} PASSWORD stops it.")
+
+
+def subscription_summary(ctx: Context, user: User) -> str:
+    """Everything ``user`` follows: watched boards (per game), whole games, ends they are told of."""
+    rows = ctx.session.execute(select(Board.game, Board.number, Subscription.kind).join(
+        Subscription, Subscription.board_id == Board.id).where(
+        Subscription.user_id == user.id, Board.status == "active").order_by(Board.game, Board.number)).all()
+    follows = ctx.session.execute(select(GameFollow.game, GameFollow.kind).where(
+        GameFollow.user_id == user.id).order_by(GameFollow.game)).all()
+
+    def title(name: str) -> str:
+        try:
+            return boards.plugin_for(name).title
+        except CommandError:
+            return name
+
+    def boards_of(kind: str) -> str:
+        per_game: dict[str, list[str]] = {}
+        for game, number, k in rows:
+            if k == kind:
+                per_game.setdefault(game, []).append(str(number))
+        return "; ".join(f"{title(g)} Board{'s' if len(n) > 1 else ''} {', '.join(n)}" for g, n in per_game.items())
+
+    watched, told = boards_of("watch"), boards_of("notify")
+    whole = ", ".join(title(g) for g, k in follows if k == "watch")
+    ends = ", ".join(title(g) for g, k in follows if k == "notify")
+    lines = [f"Subscriptions of {user.userid}:",
+             f"  Watching: {watched or 'no board'}",
+             f"  Every new board (all) of: {whole or 'no game'}"]
+    if told or ends:
+        lines.append(f"  Told of the end of: {'; '.join(filter(None, [told, ends and 'every board of ' + ends]))}")
+    return "\n".join("\n".join(textwrap.wrap(line, 78, subsequent_indent="    ", break_on_hyphens=False))
+                     for line in lines)
 
 
 @game_verb
@@ -264,3 +354,66 @@ class Message(Command):
         mails = [Mail(to=accounts.addresses_of(u), subject=subject, body=body, users=[u.userid]) for u in to if u.addresses]
         return Result(f"Your message went to: {', '.join(u.userid for u in to)}.", subject="pbmserv: message sent",
                       mails=mails)
+
+
+def spend_broadcast(ctx: Context, sender: User) -> None:
+    """A ``broadcast``'s own daily cap (``--broadcasts-per-day``): per account and per From address,
+    so sock-puppet accounts mailing from one address share one allowance."""
+    cap = ctx.settings.broadcasts_per_day
+    said = f"the limit of {cap} broadcast{'s' if cap != 1 else ''} a day"
+    spend(ctx.session, f"broadcasts-of:{sender.userid}", 1, cap,
+          f"{sender.userid} has reached {said}; nothing was sent. Try again tomorrow", ctx.now)
+    address = str(ctx.session.info.get(SENDER_KEY) or ctx.request.sender or "").lower()
+    if address:
+        spend(ctx.session, f"broadcasts-from:{address}", 1, cap,
+              f"Mail from {address} has reached {said}; nothing was sent. Try again tomorrow", ctx.now)
+
+
+def broadcast_audience(ctx: Context, sender: User) -> list[User]:
+    """Everyone who opted in (``broadcasts ... on``) and can receive mail, the sender and computers aside."""
+    users = ctx.session.scalars(select(User).where(User.broadcasts.is_(True), User.active.is_(True),
+                                                   User.id != sender.id).order_by(User.userid))
+    return [u for u in users if accounts.addresses_of(u) and not accounts_computer.is_computer(u)]
+
+
+@general
+class Broadcast(Command):
+    """The original's ``broadcast``: one mail to every player who asked for them.
+
+    Opt-in only (``users.broadcasts``, off by default), a daily cap of its
+    own per account and per From address, and one mail per recipient: nobody
+    sees another recipient's address, nor the sender's (only their userid).
+    ``broadcast USERID PASSWORD on|off`` is the opt-in itself (``broadcasts``).
+    """
+
+    name = "broadcast"
+    argument_description = "USERID PASSWORD [on|off]"
+    description = ("Mail the body of your mail to every player who turned broadcasts on (one a day); "
+                   "'on'/'off': receive them or not.")
+    password_args = (1,)
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        if len(args) == 3 and args[2].lower() in ("on", "off"):
+            return GENERAL["broadcasts"].process(ctx, args)
+        if len(args) != 2:
+            raise CommandError("Usage: broadcast USERID PASSWORD (the body is the message), or "
+                               "broadcast USERID PASSWORD on|off to receive broadcasts or not")
+        sender = accounts.authenticate(ctx.session, args[0], args[1])
+        if not has_played(ctx, sender):
+            raise CommandError(f"{sender.userid} has not played a move yet: a broadcast needs an account "
+                               "that has played; nothing was sent")
+        text = require_body(ctx, "broadcast")
+        audience = broadcast_audience(ctx, sender)
+        if not audience:
+            raise CommandError("Nobody has turned broadcasts on ('broadcasts USERID PASSWORD on'), so nobody "
+                               "would receive yours; nothing was sent and nothing counted")
+        spend_broadcast(ctx, sender)
+        subject = f"pbmserv broadcast from {sender.userid}"
+        body = (quoted(sender.userid, text) + f"\nTo answer {sender.userid} alone: message YOURID PASSWORD "
+                f"{sender.userid}\nYou get this because you turned broadcasts on; "
+                "'broadcasts YOURID PASSWORD off' stops them.\n")
+        mails = [Mail(to=accounts.addresses_of(u), subject=subject, body=body, users=[u.userid]) for u in audience]
+        many = len(audience)
+        return Result(f"Your broadcast went to {many} player{'s' if many != 1 else ''} who turned broadcasts on "
+                      "(each got a mail of their own; no addresses were shown).",
+                      subject="pbmserv: broadcast sent", mails=mails)

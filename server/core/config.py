@@ -120,6 +120,8 @@ class Settings:
     replies_per_recipient_day: int = 1000
     #: ... and an address that belongs to no account.
     replies_per_stranger_day: int = 10
+    #: ``broadcast`` mails one account (and one From address, whatever the account) may send a day.
+    broadcasts_per_day: int = 1
     #: Worker processes of ``serve`` (0: worker and deliverer are threads of the listener's process).
     workers: int = 0
     #: Public base URL of the read-only board pages (``pbmserv web``); board mails link there.

@@ -228,6 +228,8 @@ def _split_addresses(ctx: click.Context, param: click.Parameter, value: tuple[st
               help="Mails one account address receives per day.")
 @click.option("--stranger-replies-per-day", envvar="PBMSERV_STRANGER_REPLIES_PER_DAY", type=int, default=10,
               show_default=True, help="Replies an address without an account receives per day.")
+@click.option("--broadcasts-per-day", envvar="PBMSERV_BROADCASTS_PER_DAY", type=click.IntRange(min=0), default=1,
+              show_default=True, help="'broadcast' mails one account (or one From address) may send a day (0: none).")
 @click.option("--recipient-delimiter", envvar="PBMSERV_RECIPIENT_DELIMITER", default="+", show_default=True,
               help="Characters that start the tag of a reply address (pbmserv+TOKEN@...); "
                    "the same as Postfix's recipient_delimiter.")
@@ -256,7 +258,7 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
          max_idle_commands: int, idle_timeout: float, store_timeout: float, watchdog_seconds: float,
          unknown_backlog: int, unknown_per_minute: int,
          outbound_per_hour: int, outbound_strangers_per_hour: int, replies_per_day: int, stranger_replies_per_day: int,
-         recipient_delimiter: str, address_proof: str, trusted_authserv: str | None,
+         broadcasts_per_day: int, recipient_delimiter: str, address_proof: str, trusted_authserv: str | None,
          web_url: str | None, pictures: bool, footer_file: str | None, verbose: int) -> None:
     """pbmserv: a play-by-email game server."""
     from server.mail.tokens import RedactFilter
@@ -281,6 +283,7 @@ def main(ctx: click.Context, database_url: str, addresses: list[str], relay: str
                            outbound_strangers_per_hour=outbound_strangers_per_hour,
                            replies_per_recipient_day=replies_per_day,
                            replies_per_stranger_day=stranger_replies_per_day,
+                           broadcasts_per_day=broadcasts_per_day,
                            recipient_delimiter=recipient_delimiter or "+", web_url=web_url,
                            address_proof=address_proof, trusted_authserv=trusted_authserv,
                            pictures=pictures, mail_from=mail_from, imap=imap, imap_done=imap_done,

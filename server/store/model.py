@@ -62,6 +62,10 @@ class User(Base):
     flip: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     #: Back from vacation and not yet moved: reminded again, but not forfeited until the next move.
     vacation_back: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: Receives other players' ``broadcast`` mail (opt-in: ``broadcasts USERID PASSWORD on``).
+    broadcasts: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: Board mails carry the game's coordinate key where it has one (TriMac): ``coordinates on|off``.
+    coordinates: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     #: Challenge policy: "accept" (default) or "reject"; limit caps active boards.
     challenge_policy: Mapped[str] = mapped_column(String(10), default="accept")
     board_limit: Mapped[int | None] = mapped_column(Integer, nullable=True)

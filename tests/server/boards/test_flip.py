@@ -71,3 +71,52 @@ def test_trimac_draws_each_players_army_nearest() -> None:
         root = ElementTree.fromstring(to_svg(game.draw(state, seat, ["alice", "bob", "carol"])))
         at = {e.get("data-at"): centre(e) for e in elements(root, "piece")}
         assert max(at, key=lambda name: at[name][1]) == general, seat  # the lowest piece: own General
+
+
+def tri_d_rows(text: str) -> list[str]:
+    """The rank digits down the left of Tri-D's seven grids, top to bottom."""
+    return [line.split()[0] for line in text.replace("\r\n", "\n").split("\n")
+            if line[:2].strip().isdigit() and line[2:4] == "  "]
+
+
+def test_tri_d_black_sees_black_at_the_bottom_names_unchanged(sqlite_players: Running) -> None:
+    """Tri-D (issue 26 item 8): Black's mail has rank 0 at the top and the files turned (e..z), the
+    levels still highest first; the notation is the same (the squares keep their names)."""
+    running = sqlite_players
+    mine = {m.rcpt_tos[0]: m for m in running.mail(ALICE, "tridchess challenge alice bob")}
+    white, black = mine[ALICE].text, mine[BOB].text
+    assert tri_d_rows(white) == [str(r) for r in range(9, -1, -1)]
+    assert tri_d_rows(black) == [str(r) for r in range(10)]
+    assert "    zabcde  zabcde" in white and "    edcbaz  edcbaz" in black
+    assert "      L6      B       L4      N       L2      W       L0" in black  # heights do not turn
+    # Black's own pieces (lower case) are on the rows nearest the bottom of Black's board.
+    rows = [line for line in black.splitlines() if line[:2].strip().isdigit() and line[2:4] == "  "]
+    assert "rk  qr" in rows[-1] and "rk  qr" not in rows[0]  # rank 9, files e..z: r k . . q r
+    assert "Boards: WQ=QL1 WK=KL1 BQ=QL6 BK=KL6" in black  # the pins keep their names
+    pictures = {who: [p.get_payload(decode=True) for p in m.message.walk() if p.get_content_type() == "image/png"]
+                for who, m in mine.items()}
+    assert pictures[ALICE] and pictures[BOB] and pictures[ALICE] != pictures[BOB]
+    # Black plays in the same notation; "flip off" gives White's view (the spec's decision 13) back.
+    running.mail(ALICE, "tridchess move 101 alice apple1 b2W-b4W")
+    running.mail(BOB, "flip bob banana2 off")
+    moved = {m.rcpt_tos[0]: m for m in running.mail(BOB, "tridchess move 101 bob banana2 b7B-b5B")}
+    assert "Last move: b7B-b5B" in moved[BOB].text
+    assert tri_d_rows(moved[BOB].text) == [str(r) for r in range(9, -1, -1)]
+
+
+def test_tri_d_picture_for_black_is_turned() -> None:
+    """In the SVG Black's picture has a1W above and to the right of d4W (White's: below, left), and
+    the side view has rank 9 on the left."""
+    game = games.load_game("tridchess")
+    state = game.start(game.parse_options([]), 2)
+    for seat in (None, 0, 1):
+        root = ElementTree.fromstring(to_svg(game.draw(state, seat, ["alice", "bob"])))
+        squares = {e.get("data-at"): centre(e) for e in elements(root, "square")}
+        a1, d4 = squares["a1W"], squares["d4W"]
+        bars = {e.get("data-at"): centre(e) for e in elements(root, "side-main")}
+        if seat == 1:
+            assert a1[1] < d4[1] and a1[0] > d4[0], (a1, d4)
+            assert bars["B"][0] < bars["W"][0]
+        else:
+            assert a1[1] > d4[1] and a1[0] < d4[0], (seat, a1, d4)
+            assert bars["B"][0] > bars["W"][0]
