@@ -30,13 +30,17 @@ from typing import Any
 
 from games.engine.common import material_words
 from games.trimac.geometry import (
+    BANNER_FROM,
     DIAG_NEXT,
     FORTRESS,
     GENERAL_STEPS,
+    KNIGHT_FROM,
+    LINES,
     NPOINTS,
     ORTHO_NEXT,
+    PAWN_FROM,
 )
-from games.trimac.moves import GENERAL_CODE, checkers, general_point
+from games.trimac.moves import GENERAL_CODE, checkers, general_point, has_legal_move
 from games.trimac.notation import parse_move
 from games.trimac.state import ALIVE
 
@@ -51,6 +55,8 @@ RADIUS = 8
 ATTACK = 1.2
 BLOCKED = 1.0
 CHECK = 3.0
+#: A General in check with no legal move, its turn still to come.
+MATED = 25.0
 #: A lead (in score points) that makes a ~73% favourite.
 SCALE = 12.0
 PLAYOUT_DEPTH = 0
@@ -127,6 +133,10 @@ def scores(state: Any) -> list[float]:
         if gens[s] >= 0:
             closed, check = cornered(board, s, gens[s])
             out[s] -= BLOCKED * closed + (CHECK if check else 0.0)
+            if check and s != state.to and not has_legal_move(board, s):
+                # Mated unless a player moving before it lifts the net: its
+                # defeat is decided only at its turn (spec 5.3).
+                out[s] -= MATED
     return out
 
 
@@ -147,38 +157,56 @@ def evaluate(game: Any, state: Any) -> Sequence[float]:
     return out
 
 
+def _zone(g: int) -> frozenset[int]:
+    """Points from which some piece could give check to a General on g (its lines, Knight, Banner and Pawn sources)."""
+    pts = set(LINES[g])
+    pts.update(src for src, _ in KNIGHT_FROM[g])
+    pts.update(src for src, _, _ in BANNER_FROM[g])
+    for owner in range(3):
+        pts.update(PAWN_FROM[owner][g])
+    return frozenset(pts)
+
+
+ZONE = {g: _zone(g) for fortress in FORTRESS for g in fortress}
+#: Move text -> (from, to) points, filled as moves are seen (a few thousand at most).
+_POINTS: dict[str, tuple[int, int]] = {}
+
+
+def _points(move: str) -> tuple[int, int]:
+    pq = _POINTS.get(move)
+    if pq is None:
+        p, q, _ = parse_move(move)
+        pq = _POINTS[move] = (p, q)
+    return pq
+
+
 def order(game: Any, state: Any, moves: list[str]) -> list[str]:
     """Checks first, then captures, then the rest (a stable sort).
 
     A check is told without playing the move: the moved piece, put on its
     destination, attacks an enemy General (discovered checks are not seen;
-    they are rare and the search still tries those moves).
+    they are rare and the search still tries those moves).  Only a move
+    landing where a check is possible at all (``ZONE``) is looked at.
     """
     board = state.board
     me = state.to
-    gens = [(e, general_point(board, e)) for e in range(3) if e != me and state.status[e] == ALIVE]
+    gens = [(e, g) for e in range(3) if e != me and state.status[e] == ALIVE
+            and (g := general_point(board, e)) >= 0]
     work = bytearray(board)
-
-    def rank(move: str) -> int:
-        p, q, _ = parse_move(move)
-        c, t = work[p], work[q]
-        work[q], work[p] = c, 0
-        try:
-            for e, g in gens:
-                if g >= 0 and me in checkers(work, e, g):
-                    return 0
-        finally:
+    checks, captures, quiet = [], [], []
+    for move in moves:
+        p, q = _points(move)
+        t = work[q]
+        if REACH[work[p] & 7] and any(q in ZONE[g] for _, g in gens):
+            c = work[p]
+            work[q], work[p] = c, 0
+            check = any(me in checkers(work, e, g) for e, g in gens)
             work[p], work[q] = c, t
-        return 1 if t else 2
-
-    return sorted(moves, key=rank)
-
-
-def playout_move(game: Any, state: Any, moves: list[str], rng: Any) -> str:
-    """Playouts are not used (PLAYOUT_DEPTH 0); kept for a depth set back above 0: captures first."""
-    from games.engine.common import capture_first
-
-    return capture_first(game, state, moves, rng)
+            if check:
+                checks.append(move)
+                continue
+        (captures if t else quiet).append(move)
+    return checks + captures + quiet
 
 
 def explain(game: Any, state: Any, seat: int) -> str:
