@@ -39,6 +39,7 @@ from games.trimac.geometry import (
     NPOINTS,
     ORTHO_NEXT,
     PAWN_FROM,
+    SEAT_NAMES,
 )
 from games.trimac.moves import GENERAL_CODE, checkers, general_point, has_legal_move
 from games.trimac.notation import parse_move
@@ -216,8 +217,6 @@ def explain(game: Any, state: Any, seat: int) -> str:
     checked = [e for e in range(3) if e != seat and state.status[e] == ALIVE
                and seat in checkers(board, e, general_point(board, e))]
     if checked:
-        from games.trimac.geometry import SEAT_NAMES
-
         words += "; " + " and ".join(SEAT_NAMES[e] for e in checked) + " in check"
     return words
 
