@@ -19,7 +19,7 @@ import games
 from games import Game, Outcome
 from server.accounts.accounts import addresses_of
 from server.accounts.reply_address import invite
-from server.boards import board_notes, board_record, conditional, snapshots, standings
+from server.boards import board_notes, board_record, computer, conditional, snapshots, standings
 from server.boards.ratings import rate_board
 from server.boards.watchers import board_followers
 from server.core.config import Settings
@@ -140,7 +140,7 @@ def replay(game: Game, board: Board, moves: list[Move], upto: int | None = None)
 
 
 def apply_state(board: Board, game: Game, state: Any, now: datetime | None = None) -> Outcome | None:
-    """Store ``state`` on the board and finish it if the game is over.
+    """Store ``state`` on the board and finish it if the game is over (or only the computer is left in it).
 
     ``now`` is the time of the change (``pbmserv remind --now T`` runs at T), default the clock.
     """
@@ -151,6 +151,9 @@ def apply_state(board: Board, game: Game, state: Any, now: datetime | None = Non
         board.turn_since = now or utcnow()
         board.reminders_sent = 0
     outcome = game.outcome(state)
+    if outcome is None:
+        # TriMac after a resignation or a defeat: only computer seats may be left in play.
+        outcome = computer.only_computer_left(board, game, state)
     if outcome is not None:
         finish(board, outcome, now)
     return outcome

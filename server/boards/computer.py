@@ -20,6 +20,9 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+import games
+from games import Outcome
+from games.engine import hooks_for
 from server.accounts import computer as accounts_computer
 from server.core.config import Settings
 from server.core.errors import CommandError
@@ -105,6 +108,34 @@ def computer_seats(board: Board) -> dict[int, int]:
         if level is not None:
             out[seat.seat] = level
     return out
+
+
+#: Why a board where only computer seats are left in play ends.
+ONLY_COMPUTER_LEFT = "only the computer was left in the game: drawn between its seats"
+
+
+def only_computer_left(board: Board, game: games.Game, state: Any) -> Outcome | None:
+    """The end of a board whose seats still in play are all the computer's, or None.
+
+    A game of more than two (TriMac) plays on after a seat resigns or is
+    defeated (its ``in_play`` hook says who is left); the server does not
+    mail the people the computer playing itself, so the board ends there, a
+    draw between the computer's seats that the people out of it have lost.
+    ``boards.apply_state`` asks this after every change, so the mail of the
+    resignation (or of the move that defeated the last person) is the last
+    one, with no turn of a computer seat announced before it.
+    """
+    in_play = hooks_for(game).in_play
+    if in_play is None:
+        return None
+    seats = computer_seats(board)
+    if not seats:
+        return None
+    live = in_play(game, state)
+    if not live or not all(seat in seats for seat in live):
+        return None
+    return Outcome(winners=(), losers=tuple(s.seat for s in board.seats if s.seat not in live),
+                   reason=ONLY_COMPUTER_LEFT)
 
 
 def only_computer_opponents(board: Board, seat: int) -> bool:

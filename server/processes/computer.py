@@ -37,8 +37,7 @@ from sqlalchemy import Connection, String, cast, or_, select
 from sqlalchemy.orm import Session
 
 import games
-from games import Outcome
-from games.engine import LEVELS, analyse, hooks_for, level
+from games.engine import LEVELS, analyse, level
 from server.accounts.computer import USERIDS
 from server.accounts.reply_address import Identity
 from server.boards import advice, boards, computer, lifecycle
@@ -135,7 +134,7 @@ class ComputerPlayer:
             seat = owed if owed is not None else board.to_move
             if seat is None or seat not in seats:
                 continue
-            if self._only_computer_left(session, board, seats):
+            if self._only_computer_left(session, board):
                 continue
             vote = None
             if owed is not None:
@@ -154,23 +153,19 @@ class ComputerPlayer:
                         dict(board.state), vote)
         return None
 
-    def _only_computer_left(self, session: Session, board: Board, seats: dict[int, int]) -> bool:
-        """Every seat still in play is the computer (the people were defeated): end the board as a draw
-        between its seats, rather than mail the people hundreds of moves of the computer playing itself."""
+    def _only_computer_left(self, session: Session, board: Board) -> bool:
+        """A board left with only computer seats in play but still active (stored before ``boards.apply_state``
+        ended such boards itself): end it now, rather than mail the people the computer playing itself."""
         game = games.load_game(board.game)
-        in_play = hooks_for(game).in_play
-        if in_play is None:
+        state = game.load(board.state)
+        outcome = computer.only_computer_left(board, game, state)
+        if outcome is None:
             return False
-        live = in_play(game, game.load(board.state))
-        if not live or not all(seat in seats for seat in live):
-            return False
-        out = tuple(s.seat for s in board.seats if s.seat not in live)
-        boards.finish(board, Outcome(winners=(), losers=out, reason="only the computer was left in the game: "
-                                     "drawn between its seats"))
+        boards.finish(board, outcome)
         ctx = self._context(session, Turn(board.id, board.game, board.number, board.ply, 0, 0, "", {}, None),
                             [], 0)
         headline = "Only the computer is left in the game, so it ends: a draw between the computer's seats."
-        for mail in boards.announce(ctx, board, game, game.load(board.state), headline):
+        for mail in boards.announce(ctx, board, game, state, headline):
             queue(session, self.settings, mail)
         log.info("%s board %d: only the computer left; ended", board.game, board.number)
         return True

@@ -4,8 +4,8 @@ The full figures (50+ games a level, level 3 against level 1) are the
 benchmark's (bench/bench_computer.py); this only proves, quickly, that
 the engine plays each game for real: it wins against a uniform-random mover
 in a few fixed-seed games.  TriMac's win needs both opponents checkmated,
-which takes hundreds of plies; there the test plays a bounded stretch and
-asks for a lead in material over each random army instead.
+which takes a few hundred plies (176 in the fixed-seed game, ~3 s of
+CPU).
 """
 
 from __future__ import annotations
@@ -51,16 +51,17 @@ def test_the_computer_beats_a_random_mover(game: Game) -> None:
     assert outcome.winners == (computer,), outcome
 
 
-def test_trimac_leads_both_random_armies() -> None:
+def test_trimac_checkmates_both_random_armies() -> None:
+    """A whole TriMac game: the computer (Red) defeats both random armies within 400 plies.
+
+    Without its hooks it does not: with the earlier material-only hooks this
+    game is still running at ply 400, and so it is with no hooks at all
+    (checked with playouts cut at 8 plies and no evaluation: the bare
+    search's 1000-ply playouts take hours here).
+    """
     trimac = next(g for g in available() if g.name == "trimac")
-    material = __import__("games.trimac.engine_hooks", fromlist=["material"]).material
-    start = material(trimac.start(trimac.parse_options([]), 3))
-    assert start[0] == start[1] == start[2]
-    state = play(trimac, computer=0, seed=1, max_plies=90)
-    out = trimac.outcome(state)
-    if out is not None:
-        assert out.winners == (0,), out
-        return
-    mine, *theirs = material(state)
-    assert all(mine > other for other in theirs), (mine, theirs)
     assert hooks_for(trimac).evaluate is not None
+    state = play(trimac, computer=0, seed=1, max_plies=400)
+    outcome = trimac.outcome(state)
+    assert outcome is not None, "the game did not end within 400 plies"
+    assert outcome.winners == (0,), outcome
