@@ -13,7 +13,10 @@ Prints, per game:
 
 Knobs: --games/BENCH_COMPUTER_GAMES (games per cell, 50: the issue's count;
 use fewer on a shared machine), --levels (e.g. 1,2), --max-plies (400),
---versus/--no-versus (level 3 vs 1), --jobs (processes, 1).  The machine's
+--versus/--no-versus (level 3 vs 1), --jobs (processes, 1), --log FILE
+(each finished game as one JSON line; a rerun with the same log plays only
+the games it lacks, so a long cell can be stopped and resumed and a cell
+cut short by the clock still counts what it finished).  The machine's
 load average is printed with the table: a loaded machine gives fewer
 iterations per move at levels 2 and 3 (their budgets are CPU seconds) and so
 weaker play, never slower tests.
@@ -22,6 +25,7 @@ weaker play, never slower tests.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import sys
@@ -78,7 +82,14 @@ def main() -> None:
     parser.add_argument("--max-plies", type=int, default=400)
     parser.add_argument("--versus", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--log", type=Path, help="append each finished game here; resume from it")
     args = parser.parse_args()
+    done: dict[tuple, dict] = {}
+    if args.log and args.log.exists():
+        for line in args.log.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                done[tuple(row["cell"])] = row
     names = args.game or [g.name for g in games.available() if g.name != "tictactoe"]
     levels = [int(x) for x in args.levels.split(",") if x]  # "" with --versus: level 3 vs 1 only
     print(f"load average at start: {os.getloadavg()}  cores: {os.cpu_count()}")
@@ -92,7 +103,13 @@ def main() -> None:
             for kind, level in matches:
                 started = time.time()
                 cells = [(name, kind, level, n) for n in range(args.games)]
-                results = list(pool.map(play_one, cells, [args.max_plies] * len(cells)))
+                todo = [c for c in cells if c not in done]
+                for cell, result in zip(todo, pool.map(play_one, todo, [args.max_plies] * len(todo)), strict=True):
+                    done[cell] = {"cell": list(cell), **result}
+                    if args.log:
+                        with args.log.open("a") as log:
+                            log.write(json.dumps(done[cell]) + "\n")
+                results = [done[c] for c in cells]
                 cpu = [c for r in results for c in r["cpu"]]
                 nodes = sum(r["nodes"] for r in results)
                 won = sum(r["won"] for r in results)
