@@ -28,6 +28,7 @@ from server.boards import boards
 from server.store.model import Board, ComputerJob
 from tests.server.commands.test_computer_commands import reply
 from tests.server.conftest import Running
+from tests.tictactoe import GAME as TTT
 
 ALICE = "alice@example.org"
 GAMES = [g for g in games.available() if g.name != "tictactoe"]
@@ -119,3 +120,64 @@ def test_a_whole_game_against_the_computer_by_reply(running: Running, quick_leve
         assert s.scalars(select(ComputerJob).where(ComputerJob.status == "cut")).all() == []
     for m in running.sink.messages:
         assert max(len(line) for line in m.text.splitlines()) <= 79, m.subject
+
+
+@pytest.mark.parametrize(("level", "accepts"), [(1, True), (2, False)],
+                         ids=["level1-accepts", "level2-rejects"])
+def test_the_computer_answers_an_undo_offered_by_reply_on_her_turn(running: Running, quick_levels: None,
+                                                                    level: int, accepts: bool) -> None:
+    """The computer owes a vote on a board where it is *not* to move, and still answers it.
+
+    Why this test exists: the computer process only looks for work when a
+    cheap read (``_ANYTHING`` in server/processes/computer.py) says a board
+    needs it, and that read has two clauses: a computer seat is to move, or
+    an offer is pending where a computer sits.  Here alice offers to take
+    back a move on her own turn, by replying "undo" to the computer's board
+    mail, so only the second clause can wake the computer.  Without it the
+    offer would wait for ever; with it, level 1 accepts (its reply and her
+    move before it are taken back, so she is to move again two plies back)
+    and level 2 rejects (nothing changes).  The waits are bounded, so a
+    computer that never answers fails the test instead of hanging it.
+    """
+    running.mail(ALICE, "signup alice apple1")
+    running.mail(ALICE, "pictures alice apple1 off")
+    new = running.mail(ALICE, f"tictactoe challenge alice computer -level={level}")
+    assert [m.subject for m in new] == ["New Tic-Tac-Toe Board 101 alice"], [m.text for m in new]
+    for _round in range(2):  # four plies: no line can be complete yet, the board stays active
+        mail = running.sink.to(ALICE)[-1]
+        move = TTT.legal_moves(TTT.load(board_row(running, TTT).state))[0]
+        answer = reply(running, mail, move)
+        assert answer and not any("Error" in m.subject for m in answer), [m.text for m in answer]
+        before = wait_for_alice(running, TTT, timeout=20.0)
+    assert before.status == "active" and before.ply == 4 and before.to_move == 0
+    with running.db.transaction() as s:
+        played = [(m.seat, m.move) for m in boards.moves_of(s, s.get(Board, before.id))]
+    assert [seat for seat, _ in played] == [0, 1, 0, 1]
+    computer_mail = running.sink.to(ALICE)[-1]
+    assert f"computer-{level} played" in computer_mail.text, computer_mail.text[:400]
+
+    # Her turn, and she offers to take a move back: the computer owes a vote but is not to move.
+    seen = len(running.sink.to(ALICE))
+    offer = reply(running, computer_mail, "undo")
+    assert offer and not any("Error" in m.subject for m in offer), [m.text for m in offer]
+    after = wait_for_alice(running, TTT, timeout=20.0)  # "the computer did not move" if it never votes
+    # Two board mails: her offer, then the computer's answer (alice is the only one with an address).
+    offered, answered = running.sink.to(ALICE)[seen:]
+    assert offered.subject == answered.subject == "Tic-Tac-Toe Board 101 alice"
+    assert "alice proposes taking back the last move" in offered.text, offered.text[:400]
+    assert after.status == "active" and after.to_move == 0 and not (after.pending or {}).get("vote")
+    with running.db.transaction() as s:
+        stored = s.get(Board, after.id)
+        moves = [(m.seat, m.move) for m in boards.moves_of(s, stored)]
+        assert TTT.dump(boards.replay(TTT, stored, boards.moves_of(s, stored))) == stored.state
+    if accepts:
+        # Her undo takes back the computer's reply; the computer then takes back her move too,
+        # so it is her move again at move #3, on the board as it stood after the first round.
+        assert after.ply == 2 and moves == played[:2], moves
+        assert "computer-1 accepts: the last move is taken back." in answered.text, answered.text[:600]
+        assert "the move before it is taken back too" in answered.text
+    else:
+        assert after.ply == 4 and moves == played, moves
+        assert "computer-2 rejects taking back the last move (proposed by alice)." in answered.text, \
+            answered.text[:600]
+    assert answered.message["Reply-To"]  # the mail invites her next move, by reply
