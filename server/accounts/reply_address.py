@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 import games
 from server.accounts.throttle import is_owner
@@ -42,7 +42,8 @@ from server.core.errors import CommandError
 from server.mail import tokens
 from server.mail.replies import Mail
 from server.mail.tokens import Failure, TokenError
-from server.store.model import Board, Move, User
+from server.store.model import Board, Move, Seat, User
+from server.store.queries import remember_board
 
 #: What stands in the password slot of a command proven by its reply address.
 #: Never a password: the command carries ``Request.identity`` instead.
@@ -162,9 +163,14 @@ def open_reply(session: Session, token: str) -> tuple[User, Board, int]:
         user_id, board_id, ply = tokens.verify(session, token, "reply", tokens.reply_binding(session))
     except TokenError as exc:
         raise CommandError(_FAILURES[exc.reason]) from None
-    user, board = session.get(User, user_id), session.get(Board, board_id)
+    # Locked as the command on it will lock it (BoardCommand.open finds it again, at no cost).
+    # The seats' addresses come along: the board mails go to them.
+    user = session.get(User, user_id)
+    board = session.get(Board, board_id, with_for_update=True, options=[
+        selectinload(Board.seats).joinedload(Seat.user).selectinload(User.addresses)])
     if user is None or board is None:
         raise CommandError(_FAILURES[Failure.REVOKED])
+    remember_board(session, board, locked=True)
     return user, board, ply
 
 

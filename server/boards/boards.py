@@ -12,7 +12,7 @@ import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session, object_session
 
 import games
@@ -29,6 +29,7 @@ from server.mail.wrapping import WIDTH, wrap, wrap_prose
 from server.pictures.cache import Picture
 from server.pictures.cache import make as make_picture
 from server.store.model import Board, Move, Seat, User, utcnow
+from server.store.queries import known_board, remember_board, remember_owners
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -60,12 +61,16 @@ def parse_board_ref(text: str) -> tuple[int, int | None]:
 
 def find_board(session: Session, game: Game, number: int, lock: bool = False) -> Board:
     """The board; with ``lock`` its row is locked until the transaction ends."""
+    board = known_board(session, game.name, number, lock)
+    if board is not None:
+        return board
     query = select(Board).where(Board.game == game.name, Board.number == number)
     if lock:
         query = query.with_for_update()
     board = session.scalars(query).one_or_none()
     if board is None:
         raise CommandError(f"There is no {game.title} Board {number}", title=game.title)
+    remember_board(session, board, lock)
     return board
 
 
@@ -129,8 +134,20 @@ def create_board(
     return board, state
 
 
+#: A board's moves as plain rows: read, never changed, by every caller.
+_MOVES = (select(Move.id, Move.board_id, Move.ply, Move.seat, Move.move, Move.played_at, Move.auto)
+          .where(Move.board_id == bindparam("board")).order_by(Move.ply))
+
+
 def moves_of(session: Session, board: Board) -> list[Move]:
-    return list(session.scalars(select(Move).where(Move.board_id == board.id).order_by(Move.ply)))
+    """The board's moves in order, as read-only rows with a Move's attributes.
+
+    Every board mail lists the moves, so a move loaded the whole list: as
+    ORM objects that was 60 objects built and tracked for a 60-ply game,
+    growing with the game (issue 25).  Nobody changes a listed move (undo
+    deletes with one statement), so rows serve.
+    """
+    return list(session.execute(_MOVES, {"board": board.id}))  # type: ignore[arg-type]
 
 
 def replay(game: Game, board: Board, moves: list[Move], upto: int | None = None) -> Any:
@@ -466,6 +483,7 @@ def announce(
         # announced on a board after it has ended.
         seen = {u.id for u, _ in recipients}
         recipients += [(u, None) for u in followers["notify"] if u.id not in seen]
+    remember_owners(ctx.session, [u for u, _ in recipients])  # the quota asks who they are
     # The same for every recipient: made once per move.
     small_print = board_notes.follower_lines(board, followers)
     notes = private or {}

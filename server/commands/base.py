@@ -78,7 +78,9 @@ def authenticate(ctx: Context, userid: str, password: str, board: Board) -> User
     identity = ctx.request.identity
     if identity is None:
         return accounts.authenticate(ctx.session, userid, password)
-    user = accounts.require_user(ctx.session, userid)
+    user = ctx.session.get(User, identity.user_id)  # loaded with the reply address: no statement
+    if user is None or not user.active or user.userid != userid.lower():
+        user = accounts.require_user(ctx.session, userid)
     if user.id != identity.user_id or board.id != identity.board_id:
         raise CommandError("A reply address is good only for its own player and board")
     return user

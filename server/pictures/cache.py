@@ -41,6 +41,7 @@ import games
 from games import Game
 from server.pictures.draw_png import to_png
 from server.store.model import Address, User
+from server.store.queries import known_owners
 
 log = logging.getLogger("pbmserv.pictures")
 _CACHE: OrderedDict[str, tuple[bytes, str]] = OrderedDict()
@@ -169,6 +170,9 @@ def make(game: Game, state: Any, players: list[str] | None, name: str, link: str
 
 def wanted_by(session: Session, addresses: list[str]) -> bool:
     """False when a user of one of these addresses has turned pictures off."""
+    known = known_owners(session, addresses)
+    if known is not None:
+        return all(user.pictures for user in known)
     lowered = [a.lower() for a in addresses]
     off = session.scalar(
         select(func.count()).select_from(User).join(Address)

@@ -43,6 +43,7 @@ class Database:
         self.engine = make_engine(url, busy_timeout)
         self.busy_timeout = busy_timeout
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        hold_what_is_loaded(self.sessions)
         #: SQLite has one writer at a time, and every transaction here takes the
         #: write lock (BEGIN IMMEDIATE).  Threads of this process queue for it
         #: on this lock, woken the moment it is free; left to SQLite, a
@@ -155,6 +156,35 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def hold_what_is_loaded(maker: sessionmaker) -> None:
+    """Sessions of ``maker`` keep every object they load until they end.
+
+    SQLAlchemy's identity map holds objects weakly: a user loaded to check a
+    reply token and dropped was loaded again by the next ``session.get`` a
+    few lines later (five user SELECTs in one move by reply: issue 25).
+    A session here lasts one transaction, so holding its objects costs no
+    more memory than the transaction already had at its peak.  (SQLAlchemy's
+    documented "strong reference session" recipe.)
+    """
+
+    @event.listens_for(maker, "pending_to_persistent")
+    @event.listens_for(maker, "deleted_to_persistent")
+    @event.listens_for(maker, "detached_to_persistent")
+    @event.listens_for(maker, "loaded_as_persistent")
+    def hold(session: Session, instance: object) -> None:
+        session.info.setdefault(_HELD, set()).add(instance)
+
+    @event.listens_for(maker, "persistent_to_detached")
+    @event.listens_for(maker, "persistent_to_deleted")
+    @event.listens_for(maker, "persistent_to_transient")
+    def let_go(session: Session, instance: object) -> None:
+        session.info.get(_HELD, set()).discard(instance)
+
+
+#: session.info key of the objects a session holds (hold_what_is_loaded).
+_HELD = "pbmserv_held"
 
 
 class Backoff:

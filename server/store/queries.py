@@ -11,7 +11,12 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from server.store.model import Address, User
+from server.store.model import Address, Board, User
+
+#: session.info key: {(game, number): (board, locked)} of the boards this transaction has found.
+_BOARDS = "pbmserv_boards"
+#: session.info key: {lowered address: user} of the confirmed addresses this transaction has loaded.
+_OWNERS = "pbmserv_owners"
 
 
 def owner_of(session: Session, address: str, active_only: bool = True) -> User | None:
@@ -22,6 +27,49 @@ def owner_of(session: Session, address: str, active_only: bool = True) -> User |
     """
     if not address:
         return None
+    known = session.info.get(_OWNERS, {}).get(address.lower())
+    if known is not None and known in session and (known.active or not active_only):
+        return known
     # The user itself, in one statement (selecting the Address loaded its user with a second one).
     query = select(User).join(Address).where(func.lower(Address.address) == address.lower(), Address.confirmed)
     return session.scalars((query.where(User.active) if active_only else query).limit(1)).first()
+
+
+def remember_board(session: Session, board: Board, locked: bool) -> None:
+    """Note that this transaction has ``board`` (``locked``: its row is locked until the end).
+
+    A move by reply found its board twice, through the reply address and
+    again by number in the move command, each time with the board's seats
+    and users (four statements where two do: issue 25).
+    """
+    session.info.setdefault(_BOARDS, {})[(board.game, board.number)] = (board, locked)
+
+
+def known_board(session: Session, game: str, number: int, lock: bool) -> Board | None:
+    """The board this transaction already found (and locked, when ``lock``), else None."""
+    board, locked = session.info.get(_BOARDS, {}).get((game, number), (None, False))
+    if board is None or (lock and not locked) or board not in session:
+        return None
+    return board
+
+
+def remember_owners(session: Session, users: list[User]) -> None:
+    """Note the confirmed addresses of ``users`` (loaded already, with their addresses).
+
+    A board mail goes to each player, and queueing it asked the database
+    again who owns each address (the outbound quota's "stranger?"), then
+    whether the mover wants pictures: three statements a move for what the
+    board's seats had just loaded (issue 25).
+    """
+    owners = session.info.setdefault(_OWNERS, {})
+    for user in users:
+        for address in user.addresses:
+            if address.confirmed:
+                owners[address.address.lower()] = user
+
+
+def known_owners(session: Session, addresses: list[str]) -> list[User] | None:
+    """The users of ``addresses`` if this transaction noted every one (remember_owners), else None."""
+    owners = session.info.get(_OWNERS, {})
+    found = [owners.get(a.lower()) for a in addresses]
+    return None if any(u is None or u not in session for u in found) else found  # type: ignore[return-value]
