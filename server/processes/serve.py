@@ -140,7 +140,8 @@ class Server:
         host, port = self.settings.listen_hostport
         log.info("listening on %s:%d (%s), database %s, %s", host, port, "LMTP" if self.settings.lmtp else "SMTP",
                  self.db.engine.url.render_as_string(hide_password=True),
-                 f"{self.settings.workers} worker processes" if self.pool else "worker threads")
+                 (f"{self.settings.workers} worker process{'es' if self.settings.workers > 1 else ''}"
+                  if self.pool else "worker threads"))
 
     def _spawn(self, target: Callable[[], None], name: str) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)
