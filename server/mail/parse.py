@@ -234,11 +234,20 @@ def attached_text(msg: Message) -> str | None:
 
 
 def _header(msg: Message, name: str) -> str:
-    try:
-        value = msg.get(name)
-    except Exception:
-        return ""
-    return "" if value is None else str(value)
+    """The field's decoded value, "" when absent or unreadable; each field is decoded once a message.
+
+    ``policy.default`` builds a header object on every ``get``, and a
+    reply's parse asked for some fields two or three times (issue 25).
+    """
+    seen: dict[str, str] = msg.__dict__.setdefault("_pbmserv_fields", {})
+    key = name.lower()
+    if key not in seen:
+        try:
+            value = msg.get(name)
+        except Exception:
+            value = None
+        seen[key] = "" if value is None else str(value)
+    return seen[key]
 
 
 def mailable(address: str) -> bool:
