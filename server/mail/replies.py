@@ -18,6 +18,7 @@ from email.parser import BytesParser
 from email.policy import SMTP as SMTP_POLICY
 from email.utils import formatdate, make_msgid
 
+from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from server.core.config import Settings
@@ -180,23 +181,26 @@ def parse_rendered(raw: bytes) -> EmailMessage:
     return BytesParser(policy=policy.default).parsebytes(raw)  # type: ignore[return-value]
 
 
-def queue(session: Session, settings: Settings, mail: Mail) -> Outbox | None:
+def queue(session: Session, settings: Settings, mail: Mail) -> None:
     """Add ``mail`` to the outbox in the caller's transaction.
 
     Its body is cut at the reply cap (and shorter for an address without an
     account); recipients over their daily cap are dropped, and with them
-    the mail if none is left (server/mail/quota.py).
+    the mail if none is left (server/mail/quota.py).  The row is written
+    with one Core INSERT: nothing reads it back in the transaction, and the
+    ORM's unit of work cost more than the statement (two board mails a move:
+    issue 25).
     """
     recipients, strangers = admit(session, settings, list(mail.to), utcnow())
     if not recipients:
-        return None
+        return
     mail.to = recipients
     if settings.footer:  # the admin's footer, as a signature: replies quoting it are read without it
         mail.body = mail.body.rstrip("\n") + "\n\n-- \n" + settings.footer + "\n"
     mail.body = short_for_stranger(mail.body) if strangers and not mail.fixed else cut(mail.body)
     if strangers:
         mail.pictures = []  # no images for an address without an account: short means short
-    row = Outbox(
+    session.execute(insert(Outbox).values(
         envelope_from=settings.sender_address,
         recipients=list(mail.to),
         subject=mail.subject[:400],
@@ -206,6 +210,4 @@ def queue(session: Session, settings: Settings, mail: Mail) -> Outbox | None:
         # Drawn by the deliverer, outside the command's locks (server.pictures.cache.fill).
         pictures={p.key: p.spec for p in mail.pictures if p.png is None and p.spec is not None} or None,
         stranger=strangers,
-    )
-    session.add(row)
-    return row
+    ))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import hashlib
 import logging
 import multiprocessing
@@ -235,6 +236,33 @@ class Signal:
         return self.is_set()
 
 
+#: Allocations between young-generation collections, and the two older generations' ratios
+#: (CPython's defaults: 700, 10, 10).
+GC_THRESHOLDS = (20_000, 20, 20)
+
+
+def tune_gc() -> None:
+    """Take the long-lived heap out of the cyclic collector's scans, and collect less often.
+
+    A move builds thousands of short-lived objects (ORM rows, headers,
+    mail parts), so with CPython's default thresholds the collector ran
+    every few hundred allocations and every tenth of those went through
+    the older generations: the modules, SQLAlchemy's mappers and the
+    games' tables, hundreds of thousands of objects that live as long as
+    the process.  ``gc.freeze()`` moves everything alive now into a
+    generation no collection scans (and, done before ``fork``, keeps the
+    children from writing to the pages they share with the parent); the
+    thresholds make young collections rarer.  Measured in-process
+    (60 moves by reply, nothing else running): worker 8.4-10.1 -> 7.2-7.9
+    ms a move, deliverer 5.7-6.9 -> 5.5-6.0 ms; with the collector off
+    altogether 7.0-7.6 and 5.5-6.0 (issue 25).  Garbage cycles still go,
+    only in larger batches.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 class Pool:
     """The worker and delivery processes of a ``serve --workers N``."""
 
@@ -246,6 +274,7 @@ class Pool:
         self.procs: dict[str, BaseProcess] = {}
 
     def start(self) -> None:
+        tune_gc()  # before the forks: the children inherit the settings and the frozen heap
         for index in range(len(self.slots)):
             self._fork(f"worker-{index}")
         self._fork("deliver")
@@ -268,6 +297,7 @@ class Pool:
         server = self.server
         server.db.engine.dispose(close=False)  # the parent's pooled connections are not ours to use
         db = Database(server.settings.database_url, server.settings.busy_timeout)
+        gc.freeze()  # what the child has built by now lives as long as it does
         try:
             if role == "deliver":
                 server._deliver_loop(Deliverer(db, server.settings, server.name))
