@@ -12,7 +12,7 @@ import random
 import pytest
 
 from games.contract import Outcome
-from games.engine import Hooks, Level, analyse, choose, hooks_for, reward_vector
+from games.engine import Choice, Hooks, Level, analyse, choose, hooks_for, reward_vector
 from tests.tictactoe import GAME as TTT
 
 #: Small and fixed, so the tests are quick and repeatable (iterations, not seconds).
@@ -75,6 +75,12 @@ def test_analysis_names_three_candidates_and_a_reason() -> None:
     # Against a corner the only answer that does not lose with best play is the centre.
     assert found.best == "b2"
     assert found.reason and found.iterations == QUICK.iterations
+    # Eight empty squares; each candidate's count is how many of the searched lines began
+    # with it (every line begins with one root move), the most searched first.
+    assert found.moves == 8
+    visits = [c.visits for c in found.top]
+    assert all(isinstance(v, int) and v > 0 for v in visits) and visits == sorted(visits, reverse=True)
+    assert sum(visits) <= found.iterations
 
 
 def test_a_finished_game_has_no_move() -> None:
@@ -101,6 +107,31 @@ def test_a_forced_move_is_played_at_once_but_valued_when_asked() -> None:
     assert TTT.legal_moves(state) == ["b3"] and TTT.outcome(state) is None
     quick = analyse(TTT, state, QUICK, seed=1)
     assert quick.best == "b3" and quick.iterations == 0
+    assert quick.reason == "it is the only legal move" and quick.moves == 1
+    assert quick.values == [0.5, 0.5]  # not searched: no side is favoured
     valued = analyse(TTT, state, QUICK, seed=1, evaluate=True)
     assert valued.best == "b3" and valued.iterations == QUICK.iterations
     assert valued.values == [0.5, 0.5]  # every line searched ends in the draw
+
+
+def test_a_win_at_once_is_played_named_and_valued_without_a_search() -> None:
+    # X: a1 a2, O: b1 b2; X to move with five empty squares, and a3 ends the game X's way.
+    found = analyse(TTT, position("a1", "b1", "a2", "b2"), QUICK, seed=3)
+    assert found.best == "a3" and found.iterations == 0 and found.moves == 5
+    assert found.reason == "it wins at once"
+    assert found.values == [1.0, 0.0]  # the winner gets it all
+    assert found.top == [Choice("a3", 1, 1.0)]
+
+
+def test_a_playout_hook_moves_in_the_position_it_is_given() -> None:
+    """A third-party playout policy is handed the position it chooses in, with its legal moves."""
+    asked: list[int] = []
+
+    def policy(game, state, moves, rng):  # type: ignore[no-untyped-def]
+        assert sorted(moves) == sorted(game.legal_moves(state))
+        asked.append(len(moves))
+        return rng.choice(moves)
+
+    few = Level(0, iterations=30, cpu_seconds=30.0, accepts_undo=True)
+    analyse(TTT, position("a1"), few, seed=1, hooks=Hooks(playout_move=policy))
+    assert asked
