@@ -191,7 +191,9 @@ def write(record: GameRecord) -> str:
         lines += _fold(_comment(record.comment))
     for ply, entry in enumerate(record.entries, start=1):
         seat = f"[{entry.seat + 1}] " if entry.seat is not None else ""
-        text = f"{ply}. {seat}{entry.move}"
+        # A move is one word in the record: a game that spells one with a space (Tri-D's
+        # "c4Wxd3W e.p.") is written without it, and read back by canonical() below.
+        text = f"{ply}. {seat}{''.join(entry.move.split())}"
         if entry.comment:
             text += " " + _comment(entry.comment)
         lines += _fold(text)
