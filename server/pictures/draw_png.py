@@ -56,6 +56,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from itertools import filterfalse
 from typing import Any
 
 import numpy as np
@@ -98,28 +99,39 @@ class _Colours:
 
     The ids are the process's own (their order is history); nothing of them
     reaches a PNG but through the palette, which is ordered by colour value.
-    A colour's key is its RGBX pixel read as a little-endian word.
+    A colour's key is its RGB as a little-endian word (red in the low byte).
+
+    Why a table of every possible colour: a tile's pixels are looked up in one
+    gather (``table[keys]``) instead of a binary search per pixel, which was a
+    third of painting a tile.  The table is 32 MB of address space but numpy
+    gets it zeroed from the system, so only the pages of colours ever painted
+    (a few hundred at most: 4 KB each) take memory.
     """
 
     def __init__(self) -> None:
         self.rgb: list[tuple[int, int, int]] = [(0, 0, 0)]
-        #: The colours' keys, sorted, and the id of each.
-        self.keys = np.empty(0, dtype=np.uint32)
-        self.ids = np.empty(0, dtype=np.uint16)
+        #: key -> id (0: not seen yet).
+        self.table = np.zeros(1 << 24, dtype=np.uint16)
+        #: id -> key, to order a tile's colours by value.
+        self.keys = np.zeros(256, dtype=np.uint32)
 
-    def positions(self, keys: np.ndarray) -> np.ndarray:
-        """Where each key stands in ``keys``, registering new colours first."""
-        pos = np.searchsorted(self.keys, keys)
-        if len(self.keys) and (self.keys.take(pos, mode="clip") == keys).all():
-            return pos
-        new = np.setdiff1d(keys, self.keys)
+    def ids(self, keys: np.ndarray) -> np.ndarray:
+        """The id of each key (an array of 24-bit keys), registering new colours first."""
+        ids = self.table.take(keys)
+        if ids.all():
+            return ids
+        new = np.unique(keys[ids == 0])
         first = len(self.rgb)
         self.rgb.extend((v & 255, (v >> 8) & 255, (v >> 16) & 255) for v in new.tolist())
-        merged = np.concatenate([self.keys, new.astype(np.uint32)])
-        ids = np.concatenate([self.ids, np.arange(first, first + len(new), dtype=np.uint16)])
-        order = np.argsort(merged, kind="stable")
-        self.keys, self.ids = merged[order], ids[order]
-        return np.searchsorted(self.keys, keys)
+        if len(self.rgb) > len(self.keys):
+            self.keys = np.concatenate([self.keys, np.zeros(max(len(self.keys), len(new)), dtype=np.uint32)])
+        self.keys[first:len(self.rgb)] = new
+        self.table[new] = np.arange(first, len(self.rgb), dtype=np.uint16)
+        return self.table.take(keys)
+
+    def by_value(self, ids: np.ndarray) -> np.ndarray:
+        """Those ids (distinct) in the order of their colours' values."""
+        return ids.take(np.argsort(self.keys.take(ids), kind="stable"))
 
 
 _REGISTRY = _Colours()
@@ -164,10 +176,26 @@ class _Base:
     #: Per tile: the indexes of the fixed shapes reaching into it, and their serials.
     indexes: list[list[int]]
     serials: list[tuple[int, ...]]
-    #: Per tile, once asked for: those shapes moved to the tile's corner (see ``_moved``).
-    moved: dict[int, tuple[Shape, ...]]
+    #: Per tile, once asked for: those shapes moved to the tile's corner, and their looks' serials.
+    moved: dict[int, list[tuple[Shape, int]]]
     #: Cut along the board's squares (``Drawing.grid``): tiles are named by what they show.
     aligned: bool
+
+
+@dataclass
+class _Laid:
+    """A drawing's other shapes on the tiles (see ``_layout``).  It holds the shapes, so their ids stay theirs."""
+
+    shapes: list[Shape]
+    ids: list[int]
+    idset: set[int]
+    #: Per tile: every other shape reaching into it (its ``_SHAPES`` entry), in the drawing's order (lone
+    #: texts too).
+    near: list[list[_SHAPE]]
+    #: The wide texts no other shape comes near, by id: drawn as overlays, not in their tiles.
+    lone: dict[int, Text]
+    tiles: list[_Patch | None]
+    overlays: list[_Overlay]
 
 
 @dataclass
@@ -186,11 +214,16 @@ _BANDS: OrderedDict[tuple, _Band] = OrderedDict()
 #: (band key, its colours' palette indices) -> (deflate stream, Adler-32 of its rows, their length).
 _STREAMS: OrderedDict[tuple, tuple[bytes, int, int]] = OrderedDict()
 _OVERLAYS: OrderedDict[tuple, _Overlay] = OrderedDict()
+#: base serial -> the last drawing's layout on it (the next position's starts from it).
+_LAID: OrderedDict[int, _Laid] = OrderedDict()
 _SHAPE = tuple[Shape, int, tuple[float, float, float, float], _Grid | None, tuple[int, ...], bool]
 #: id(shape) -> (shape, serial, extent, grid, tiles, wide text); the shape is kept so its id stays its own.
 _SHAPES: dict[int, _SHAPE] = {}
 _SHAPE_SERIALS: dict[Shape, int] = {}
 _BACKGROUNDS: dict[str, int] = {}
+#: (shape serial, tile corner) -> the shape moved there and its look's serial; looks by value -> serial.
+_MOVED: dict[tuple[int, int, int], tuple[Shape, int]] = {}
+_LOOK_SERIALS: dict[Shape, int] = {}
 
 
 def _remember(cache_: OrderedDict, key: tuple, value: Any, size: int) -> None:
@@ -202,8 +235,8 @@ def _remember(cache_: OrderedDict, key: tuple, value: Any, size: int) -> None:
 def forget() -> None:
     """Empty every cache (the colour ids too): a cold start, for benchmarks and when the ids run out."""
     global _REGISTRY
-    for kept in (_TILES, _LOOKS, _CANVASES, _BASES, _BANDS, _STREAMS, _OVERLAYS, _SHAPES, _SHAPE_SERIALS,
-                 _BACKGROUNDS):
+    for kept in (_TILES, _LOOKS, _CANVASES, _BASES, _BANDS, _STREAMS, _OVERLAYS, _LAID, _SHAPES, _SHAPE_SERIALS,
+                 _BACKGROUNDS, _MOVED, _LOOK_SERIALS):
         kept.clear()
     _REGISTRY = _Colours()
 
@@ -225,7 +258,7 @@ def to_png(drawing: Drawing) -> bytes:
         skey = (key, lut[band.colours].tobytes())
         made = _STREAMS.get(skey)
         if made is None:
-            raw = lut[band.ids].tobytes()
+            raw = lut.take(band.ids).tobytes()  # take: half the time of indexing
             packer = isal_zlib.compressobj(1, isal_zlib.DEFLATED, -15)
             made = (packer.compress(raw) + packer.flush(isal_zlib.Z_SYNC_FLUSH), isal_zlib.adler32(raw), len(raw))
             _remember(_STREAMS, skey, made, STREAM_CACHE)
@@ -315,11 +348,10 @@ def _assemble(grid: _Grid, top: int, bottom: int, background: int, tiles: list[_
 
 def _patch(img: Image.Image) -> _Patch:
     """An RGB image as colour ids, and its colours in the order of their values."""
-    keys = np.frombuffer(img.convert("RGBX").tobytes(), dtype="<u4")
-    pos = _REGISTRY.positions(keys)
-    present = np.flatnonzero(np.bincount(pos))
-    return _Patch(_REGISTRY.ids.take(pos).reshape(img.height, img.width), tuple(_REGISTRY.ids.take(present).tolist()),
-                  next(_SERIALS))
+    keys = np.frombuffer(img.tobytes("raw", "RGBX"), dtype="<u4") & 0xFFFFFF
+    ids = _REGISTRY.ids(keys)
+    present = np.flatnonzero(np.bincount(ids))
+    return _Patch(ids.reshape(img.height, img.width), tuple(_REGISTRY.by_value(present).tolist()), next(_SERIALS))
 
 
 @lru_cache(maxsize=64)
@@ -347,6 +379,8 @@ def _shape(s: Shape, grid: _Grid) -> _SHAPE:
         if len(_SHAPES) > SHAPE_CACHE:
             _SHAPES.clear()
             _SHAPE_SERIALS.clear()
+            _MOVED.clear()
+            _LOOK_SERIALS.clear()
         found = _SHAPE_SERIALS.get(s)
         serial = _SHAPE_SERIALS[s] = found if found is not None else next(_SERIALS)
         extent = _extent(s)
@@ -384,65 +418,165 @@ def _overlaps(a: tuple[float, float, float, float], b: tuple[float, float, float
     return a[0] < b[2] and a[2] > b[0] and a[1] < b[3] and a[3] > b[1]
 
 
+def _info(s: Shape, grid: _Grid) -> _SHAPE:
+    """``_shape``'s fast path: the kept entry when it is this object's, for this grid."""
+    got = _SHAPES.get(id(s))
+    return got if got is not None and got[0] is s and got[3] is grid else _shape(s, grid)
+
+
 def _layout(drawing: Drawing) -> tuple[_Grid, list[_Patch | None], list[_Overlay]]:
-    """The tile grid, each tile (None: plain background) and the text overlays."""
+    """The tile grid, each tile (None: plain background) and the text overlays.
+
+    A position's other shapes are mostly the very objects of the position before
+    (the games keep them), so the layout is kept per fixed part (``_LAID``) and
+    the next one starts from it: only the tiles that a shape new to the drawing
+    or gone from it reaches are looked at again (``_step``).  Looking at every
+    shape of every tile was a fifth of a TriMac picture (900 shapes of Warp and
+    Weft, none of them fixed).  Whatever the start, the layout is the one
+    ``_full`` makes from nothing, so the picture is the same."""
     grid = _grid(drawing.width, drawing.height, drawing.grid)
     base = _base(drawing, grid)
-    # The cache's fast path inline: a position's shapes are mostly the objects of the one before.
-    get, infos = _SHAPES.get, []
-    for s in drawing.shapes[len(base.shapes):]:
-        got = get(id(s))
-        infos.append(got if got is not None and got[0] is s and got[3] is grid else _shape(s, grid))
+    others = drawing.shapes[len(base.shapes):]
+    prev = _LAID.get(base.serial)
+    laid = _step(drawing.background, base, others, prev) if prev is not None else None
+    if laid is None:
+        laid = _full(drawing.background, base, others)
+    _remember(_LAID, base.serial, laid, 64)
+    return grid, laid.tiles, laid.overlays
+
+
+def _full(background: str, base: _Base, others: list[Shape]) -> _Laid:
+    """The layout from nothing: every other shape into the tiles it reaches."""
+    grid = base.grid
+    infos = [_info(s, grid) for s in others]
     per_tile: list[list[int]] = [[] for _ in base.indexes]
     for i, info in enumerate(infos):
         for t in info[4]:
             per_tile[t].append(i)
+    near = [[infos[i] for i in here] for here in per_tile]
     # A wide text no other shape comes near is an overlay; only shapes in the tiles it crosses can.
-    lone = []
-    for i, info in enumerate(infos):
-        if info[5] and not any(
-                any(j != i and _overlaps(info[2], infos[j][2]) for j in per_tile[t])
-                or any(_overlaps(info[2], base.extents[j]) for j in base.indexes[t]) for t in info[4]):
-            lone.append(i)
+    lone = [i for i, info in enumerate(infos) if info[5] and not any(
+        any(j != i and _overlaps(info[2], infos[j][2]) for j in per_tile[t])
+        or any(_overlaps(info[2], base.extents[j]) for j in base.indexes[t]) for t in info[4])]
     for i in lone:
         for t in infos[i][4]:
             per_tile[t].remove(i)
-    tiles: list[_Patch | None] = []
-    for t, here in enumerate(per_tile):
-        if not here and not base.indexes[t]:
-            tiles.append(None)
-            continue
-        key = (base.serial, t, tuple(infos[i][1] for i in here))
-        tile = _TILES.get(key)
-        if tile is None:
-            tile = _tile(drawing.background, base, t, [infos[i][0] for i in here])
-            _remember(_TILES, key, tile, TILE_CACHE)
-        tiles.append(tile)
-    overlays = [_overlay(infos[i][0], drawing.background) for i in lone]  # type: ignore[arg-type]
-    return grid, tiles, overlays
+    tiles = [_tile_of(background, base, t, [infos[i] for i in here]) for t, here in enumerate(per_tile)]
+    ids = list(map(id, others))
+    return _Laid(others, ids, set(ids), near, {ids[i]: others[i] for i in lone}, tiles,  # type: ignore[misc]
+                 [_overlay(others[i], background) for i in lone])  # type: ignore[arg-type]
 
 
-def _tile(background: str, base: _Base, t: int, shapes: list[Shape]) -> _Patch:
+def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _Laid | None:
+    """The layout from the previous position's (``prev``), or None where ``_full`` must make it.
+
+    Shapes are told apart by identity (``prev`` keeps its shapes alive, so an id
+    it holds is that object's).  The shapes both drawings have must come in the
+    same order, each once: then every tile no new or gone shape reaches has the
+    same shapes in the same order as before, and so the same key and pixels."""
+    ids = list(map(id, others))
+    if ids == prev.ids:
+        return _Laid(others, ids, prev.idset, prev.near, prev.lone, prev.tiles, prev.overlays)
+    idset = set(ids)
+    added, removed = idset - prev.idset, prev.idset - idset
+    if len(idset) != len(ids) or len(added) + len(removed) > len(ids) // 4 + 16:
+        return None
+    if list(filterfalse(added.__contains__, ids)) != list(filterfalse(removed.__contains__, prev.ids)):
+        return None
+    grid = base.grid
+    pos = {i: n for n, i in enumerate(ids)}
+    fresh = [(info, info[4]) for info in (_info(others[pos[i]], grid) for i in added)]
+    dirty: set[int] = set()
+    for _, reach in fresh:
+        dirty.update(reach)
+    for i in removed:
+        got = _SHAPES.get(i)
+        if got is None:  # the kept entries were emptied: its tiles are not known
+            return None
+        dirty.update(_info(got[0], grid)[4])
+    near = list(prev.near)
+    for t in dirty:
+        here = [f for f in near[t] if id(f[0]) not in removed] if removed else list(near[t])
+        here += [f for f, reach in fresh if t in reach]
+        here.sort(key=lambda f: pos[id(f[0])])
+        near[t] = here
+    # Texts near a changed tile may have become lone or stopped being; elsewhere nothing changed.
+    lone = {i: s for i, s in prev.lone.items() if i not in removed}
+    repaint = set(dirty)
+    for t in dirty:
+        for info in near[t]:
+            if not info[5]:
+                continue
+            s = info[0]
+            alone = not any(
+                any(o[0] is not s and _overlaps(info[2], o[2]) for o in near[u])
+                or any(_overlaps(info[2], base.extents[j]) for j in base.indexes[u]) for u in info[4])
+            if alone != (id(s) in lone):
+                if alone:
+                    lone[id(s)] = s  # type: ignore[assignment]
+                else:
+                    del lone[id(s)]
+                repaint.update(info[4])
+    tiles = list(prev.tiles)
+    for t in repaint:
+        tiles[t] = _tile_of(background, base, t, [f for f in near[t] if id(f[0]) not in lone])
+    overlays = [_overlay(s, background) for s in sorted(lone.values(), key=lambda s: pos[id(s)])]
+    return _Laid(others, ids, idset, near, lone, tiles, overlays)
+
+
+def _tile_of(background: str, base: _Base, t: int, infos: list[_SHAPE]) -> _Patch | None:
+    """Tile ``t`` with those other shapes over its fixed ones (None: plain background), kept by key."""
+    if not infos and not base.indexes[t]:
+        return None
+    key = (base.serial, t, tuple(info[1] for info in infos))
+    tile = _TILES.get(key)
+    if tile is None:
+        tile = _tile(background, base, t, infos)
+        _remember(_TILES, key, tile, TILE_CACHE)
+    return tile
+
+
+def _tile(background: str, base: _Base, t: int, infos: list[_SHAPE]) -> _Patch:
     """Tile ``t`` of the picture.  On a board cut along its squares, what the tile shows, moved to its
     corner, names it, so a knight on a dark square is painted once wherever it stands (and the pixels
-    are those of the moved shapes: the same key, the same tile).  Elsewhere a tile is its own."""
+    are those of the moved shapes: the same key, the same tile).  Elsewhere a tile is its own.
+
+    A moved shape is made once per shape and corner (``_MOVED``) and named by a serial its look shares
+    with every equal one, so a tile's look is a tuple of numbers: making and hashing a dozen frozen
+    dataclasses per tile was a fifth of a Warp and Weft picture."""
     cols = len(base.grid.xs) - 1
     r, c = divmod(t, cols)
     x, y = base.grid.xs[c], base.grid.ys[r]
     w, h = base.grid.xs[c + 1] - x, base.grid.ys[r + 1] - y
     if not base.aligned:
         return _paint_tile(background, x, y, w, h, (base.serial, t), [base.shapes[i] for i in base.indexes[t]],
-                           shapes)
+                           [info[0] for info in infos])
     fixed = base.moved.get(t)
     if fixed is None:
-        fixed = base.moved[t] = tuple(_moved(base.shapes[i], x, y) for i in base.indexes[t])
-    others = tuple(_moved(s, x, y) for s in shapes)
-    key = (background, w, h, fixed, others)
+        fixed = base.moved[t] = [_moved_look(base.shapes[i], serial, x, y)
+                                 for i, serial in zip(base.indexes[t], base.serials[t], strict=True)]
+    others = [_moved_look(info[0], info[1], x, y) for info in infos]
+    look = tuple(m[1] for m in fixed)
+    key = (background, w, h, look, tuple(m[1] for m in others))
     tile = _LOOKS.get(key)
     if tile is None:
-        tile = _paint_tile(background, 0, 0, w, h, (background, w, h, fixed), fixed, others)
+        tile = _paint_tile(background, 0, 0, w, h, (background, w, h, look), [m[0] for m in fixed],
+                           [m[0] for m in others])
         _remember(_LOOKS, key, tile, TILE_CACHE)
     return tile
+
+
+def _moved_look(s: Shape, serial: int, x: int, y: int) -> tuple[Shape, int]:
+    """``s`` (whose serial is ``serial``) moved to the corner (x, y), and the serial of that look."""
+    key = (serial, x, y)
+    got = _MOVED.get(key)
+    if got is None:
+        moved = _moved(s, x, y)
+        look = _LOOK_SERIALS.get(moved)
+        if look is None:
+            look = _LOOK_SERIALS[moved] = next(_SERIALS)
+        got = _MOVED[key] = (moved, look)
+    return got
 
 
 def _moved(s: Shape, dx: float, dy: float) -> Shape:
@@ -530,35 +664,69 @@ def _draw(img: Image.Image, shapes: Sequence[Shape], dx: float = 0, dy: float = 
     Pillow turns a shape's coordinates into whole pixels by truncating them,
     which for a negative fraction (a shape that starts left of a tile) rounds
     the other way; flooring them here first gives the pixels a whole-picture
-    canvas would, wherever the canvas starts, so a tile needs no margin."""
+    canvas would, wherever the canvas starts, so a tile needs no margin.
+
+    The shapes go to Pillow's C drawing object directly, with each colour's ink
+    worked out once (``_ink``): the same calls ``ImageDraw`` makes, in the same
+    order and with the same tests, without parsing a colour string per shape
+    (that was half the time of painting a tile's pieces).  A polygon's outline
+    wider than a pixel goes through ``ImageDraw`` itself (it masks the outline
+    by the fill; only fixed shapes use it, painted once)."""
     k = SUPERSAMPLE
-    pen = ImageDraw.Draw(img)
-
-    def px(v: float) -> float:
-        return math.floor(v * k + dx)
-
-    def py(v: float) -> float:
-        return math.floor(v * k + dy)
+    pen = Image.core.draw(img.im, 0)
+    floor = math.floor
 
     def line_width(w: float) -> int:
         return max(1, round(w * k))
 
     for s in shapes:
-        if isinstance(s, Rect):
-            pen.rectangle([px(s.x), py(s.y), px(s.x + s.w) - 1, py(s.y + s.h) - 1], fill=s.fill,
-                          outline=s.stroke, width=line_width(s.width) if s.stroke else 0)
-        elif isinstance(s, Circle):
-            pen.ellipse([px(s.cx - s.r), py(s.cy - s.r), px(s.cx + s.r), py(s.cy + s.r)], fill=s.fill,
-                        outline=s.stroke, width=line_width(s.width) if s.stroke else 0)
-        elif isinstance(s, Polygon):
-            pts = [(px(x), py(y)) for x, y in s.points]
-            pen.polygon(pts, fill=s.fill, outline=s.stroke, width=line_width(s.width) if s.stroke else 0)
-        elif isinstance(s, Line):
-            pen.line([px(s.x1), py(s.y1), px(s.x2), py(s.y2)], fill=s.stroke, width=line_width(s.width))
-        elif isinstance(s, Text):
+        if isinstance(s, Text):
             x, y = s.x * k + dx, s.y * k + dy
             mask, left, top = _text_mask(s.text, round(s.size * k), _ANCHOR.get(s.anchor, "mm"), x % 1, y % 1)
-            img.paste(_rgb(s.fill), (math.floor(x) + left, math.floor(y) + top), mask)
+            x0, y0 = floor(x) + left, floor(y) + top
+            img.im.paste(_rgb(s.fill), (x0, y0, x0 + mask.width, y0 + mask.height), mask.im)
+        elif isinstance(s, Line):
+            ink = _ink(s.stroke)
+            width = line_width(s.width)
+            pen.draw_lines((floor(s.x1 * k + dx), floor(s.y1 * k + dy), floor(s.x2 * k + dx), floor(s.y2 * k + dy)),
+                           ink, width)
+        else:
+            fill = None if s.fill is None else _ink(s.fill)
+            ink = _ink(s.stroke) if s.stroke is not None else (_ink(None) if fill is None else None)
+            width = line_width(s.width) if s.stroke else 0
+            outline = ink is not None and ink != fill and width != 0
+            if isinstance(s, Rect):
+                box = (floor(s.x * k + dx), floor(s.y * k + dy), floor((s.x + s.w) * k + dx) - 1,
+                       floor((s.y + s.h) * k + dy) - 1)
+                if fill is not None:
+                    pen.draw_rectangle(box, fill, 1)
+                if outline:
+                    pen.draw_rectangle(box, ink, 0, width)
+            elif isinstance(s, Circle):
+                box = (floor((s.cx - s.r) * k + dx), floor((s.cy - s.r) * k + dy), floor((s.cx + s.r) * k + dx),
+                       floor((s.cy + s.r) * k + dy))
+                if fill is not None:
+                    pen.draw_ellipse(box, fill, 1)
+                if outline:
+                    pen.draw_ellipse(box, ink, 0, width)
+            else:
+                pts = [(floor(x * k + dx), floor(y * k + dy)) for x, y in s.points]
+                if outline and width != 1:
+                    ImageDraw.Draw(img).polygon(pts, fill=s.fill, outline=s.stroke, width=width)
+                    continue
+                if fill is not None:
+                    pen.draw_polygon(pts, fill, 1)
+                if outline:
+                    pen.draw_polygon(pts, ink, 0, width)
+
+
+_INKS = Image.core.draw(Image.new("RGB", (1, 1)).im, 0)
+
+
+@cache
+def _ink(colour: str | None) -> int:
+    """Pillow's ink for ``colour`` on an RGB image (``None``: its default ink), as ``ImageDraw`` makes it."""
+    return _INKS.draw_ink(-1 if colour is None else ImageColor.getcolor(colour, "RGB"))
 
 
 @lru_cache(maxsize=4096)
@@ -569,12 +737,161 @@ def _text_mask(text: str, size: int, anchor: str, fx: float, fy: float) -> tuple
     the whole line again: FreeType was 50% of the tiles' cost) and kept two-level
     (ink or not) at twice the size, so after the 2x2 reduce a text edge has the
     same five blends as a shape's, and a picture keeps within 256 exact colours.
+
+    The mask is put together from glyphs kept one by one (``_glyph_mask``): a
+    status or legend line changes with every move, and FreeType laid it out three
+    times and rendered every glyph twice (0.46 ms a legend line).  Where that is
+    not sure to give FreeType's very mask, FreeType makes it (``_rendered_mask``).
     """
-    left, top, right, bottom = _font(size).getbbox(text, anchor=anchor)
-    left, top = math.floor(left) - 2, math.floor(top) - 2
-    mask = Image.new("L", (math.ceil(right) - left + 3, math.ceil(bottom) - top + 3), 0)
-    ImageDraw.Draw(mask).text((fx - left, fy - top), text, fill=255, font=_font(size), anchor=anchor)
-    return mask.point(_TWO_LEVELS), left, top
+    got = _glyph_mask(text, size, anchor, fx, fy)
+    return got if got is not None else _rendered_mask(text, size, anchor, fx, fy)
+
+
+def _rendered_mask(text: str, size: int, anchor: str, fx: float, fy: float) -> tuple[Image.Image, int, int]:
+    """``_text_mask`` by FreeType: ``getmask2`` gives the ink and the text's box (its offset is the box's
+    corner), placed as ``ImageDraw.text`` places it on a canvas two pixels wider each way than the box."""
+    font = _font(size)
+    ink, (left, top) = font.getmask2(text, "L", anchor=anchor, start=(fx, fy))
+    width, height = ink.size[0] - math.ceil(fx), ink.size[1] - math.ceil(fy)
+    # ImageDraw.text at (fx - left + 2, fy - top + 2): whole pixels there, the fraction as FreeType's start
+    at_x, at_y = fx - left + 2, fy - top + 2
+    if at_x < 0 or at_y < 0:  # a mark below or right of its anchor (a full stop): another fraction
+        ink, (ox, oy) = font.getmask2(text, "L", anchor=anchor, start=(math.modf(at_x)[0], math.modf(at_y)[0]))
+        x, y = int(at_x) + ox, int(at_y) + oy
+    else:
+        x, y = int(at_x) + left, int(at_y) + top
+    mask = Image.new("L", (width + 5, height + 5), 0)
+    mask.im.paste(ink, (x, y, x + ink.size[0], y + ink.size[1]))
+    return mask.point(_TWO_LEVELS), left - 2, top - 2
+
+
+@dataclass(frozen=True)
+class _Glyph:
+    """One character at one size, as FreeType lays it out and renders it in a line of text."""
+
+    #: Pen advance in 1/64 pixel, and the box FreeType's text box takes from it (pixels, from the pen on
+    #: the baseline, y up; clamped by FreeType to the pen's own line and the baseline).
+    advance: int
+    x_min: int
+    x_max: int
+    y_min: int
+    y_max: int
+    #: The ink: where it starts from the pen (y down), the values, and the two-level mask of them.
+    ox: int
+    oy: int
+    ink: np.ndarray
+    mask: Image.Image
+    #: The columns that hold ink, from the pen (an empty glyph: 0, 0).
+    ink_left: int
+    ink_right: int
+
+
+def _pixel(v: int) -> int:
+    """FreeType 26.6 to whole pixels, rounding half up (Pillow's PIXEL)."""
+    return ((v + 32) & -64) >> 6
+
+
+def _c_round(v: np.float32) -> int:
+    """C's round(): halves away from zero."""
+    return math.floor(v + 0.5) if v >= 0 else math.ceil(v - 0.5)
+
+
+@cache
+def _glyph(size: int, char: str) -> _Glyph:
+    font = _font(size)
+    x0, y0, x1, y1 = font.getbbox(char, anchor="ls")
+    core, (ox, oy) = font.getmask2(char, "L", anchor="ls")
+    ink = np.frombuffer(bytes(core), dtype=np.uint8).reshape(core.size[1], core.size[0])
+    cols = np.flatnonzero(ink.any(axis=0))
+    left, right = (int(cols[0]) + ox, int(cols[-1]) + ox + 1) if len(cols) else (0, 0)
+    mask = Image.frombuffer("L", core.size, ink.tobytes()).point(_TWO_LEVELS)
+    return _Glyph(round(font.getlength(char) * 64), x0, x1, -y1, -y0, ox, oy, ink, mask, left, right)
+
+
+@cache
+def _middle(size: int) -> int:
+    """FreeType's middle anchor (half way from descender to ascender) above the baseline, in pixels."""
+    font = _font(size)
+    return font.getbbox("x", anchor="lm")[1] - font.getbbox("x", anchor="ls")[1]
+
+
+@cache
+def _pair_ink(size: int, first: str, second: str, step: int) -> tuple[tuple[int, int], ...]:
+    """Where two glyphs ``step`` pixels apart (pen to pen) blend into ink neither has alone: FreeType lays
+    the second over the first (``src + dst * (255 - src) / 255``), which passes the half way mark at
+    some pixels where each is below it.  From the first glyph's pen, y down."""
+    a, b = _glyph(size, first), _glyph(size, second)
+    if not len(a.ink) or not len(b.ink):
+        return ()
+    h = max(a.oy + a.ink.shape[0], b.oy + b.ink.shape[0]) - min(a.oy, b.oy)
+    w = max(a.ox + a.ink.shape[1], step + b.ox + b.ink.shape[1]) - min(a.ox, step + b.ox)
+    x0, y0 = min(a.ox, step + b.ox), min(a.oy, b.oy)
+    under = np.zeros((h, w), dtype=np.int32)
+    over = np.zeros((h, w), dtype=np.int32)
+    under[a.oy - y0:a.oy - y0 + a.ink.shape[0], a.ox - x0:a.ox - x0 + a.ink.shape[1]] = a.ink
+    over[b.oy - y0:b.oy - y0 + b.ink.shape[0], step + b.ox - x0:step + b.ox - x0 + b.ink.shape[1]] = b.ink
+    tmp = under * (255 - over) + 128
+    blend = np.minimum(255, over + (((tmp >> 8) + tmp) >> 8))
+    extra = (under > 0) & (over > 0) & (under < 128) & (over < 128) & (blend >= 128)
+    return tuple((int(x) + x0, int(y) + y0) for y, x in zip(*np.nonzero(extra), strict=True))
+
+
+def _glyph_mask(text: str, size: int, anchor: str, fx: float, fy: float) -> tuple[Image.Image, int, int] | None:
+    """``_text_mask`` from kept glyphs, or None where that is not sure to be FreeType's mask.
+
+    Pillow's basic layout (the default font's) puts each glyph at its pen position
+    rounded to a pixel and blends it over the glyphs before; the text's box is the
+    union of the glyphs' boxes and the pen's line.  With whole-pixel advances (the
+    default font's hinted ones, no kerning) that box and those positions follow
+    from each glyph's own, and the two-level mask is the union of the glyphs'
+    two-level masks but where two neighbours' faint edges blend past the half way
+    mark (``_pair_ink``).  Not handled, so rendered: other anchors, empty text, a
+    fractional advance, ink of a glyph reaching past its neighbour's, and a mark
+    placed left or above its own box (``_rendered_mask``'s other fraction)."""
+    if not text or anchor not in ("lm", "mm", "rm"):
+        return None
+    glyphs = [_glyph(size, c) for c in text]
+    pens, pen = [], 0
+    for g in glyphs:
+        if g.advance & 63:
+            return None
+        pens.append(pen >> 6)
+        pen += g.advance
+    if _font(size).getlength(text) * 64 != pen:  # kerning, or a layout other than one glyph per character
+        return None
+    x_min = min(0, *(p + g.x_min for p, g in zip(pens, glyphs, strict=True)))
+    x_max = max(p + g.x_max for p, g in zip(pens, glyphs, strict=True))
+    y_max = max(g.y_max for g in glyphs)
+    y_min = min(g.y_min for g in glyphs)
+    x_anchor = 0 if anchor[0] == "l" else _pixel(pen // 2) if anchor[0] == "m" else _pixel(pen)
+    y_anchor = _middle(size)
+    left, top = x_min - x_anchor, y_anchor - y_max
+    at_x, at_y = fx - left + 2, fy - top + 2  # as _rendered_mask
+    if at_x < 0 or at_y < 0:
+        return None
+    # FreeType's pen starts at round((-x_min + fx) * 64) in single precision, as Pillow computes it.
+    x0 = int(at_x) + left + _pixel(_c_round((np.float32(-x_min) + np.float32(fx)) * np.float32(64)))
+    y0 = int(at_y) + top - _pixel(_c_round((np.float32(-y_max) - np.float32(fy)) * np.float32(64)))
+    mask = Image.new("L", (x_max - x_min + 5, y_max - y_min + 5), 0)
+    core = mask.im
+    # Each glyph's ink may meet its inked neighbours' (``_pair_ink``), no farther glyph's.
+    reach = last_right = -(1 << 30)
+    last = -1
+    extras: list[tuple[int, int]] = []
+    for i, (p, g) in enumerate(zip(pens, glyphs, strict=True)):
+        if g.ink_left == g.ink_right:
+            continue
+        if p + g.ink_left < reach:
+            return None
+        x, y = x0 + p + g.ox, y0 + g.oy
+        core.paste(255, (x, y, x + g.mask.width, y + g.mask.height), g.mask.im)
+        if last >= 0 and p + g.ink_left < last_right:
+            q = pens[last]
+            extras.extend((x0 + q + ex, y0 + ey) for ex, ey in _pair_ink(size, text[last], text[i], p - q))
+        reach, last_right, last = max(reach, last_right), p + g.ink_right, i
+    for x, y in extras:
+        core.putpixel((x, y), 255)
+    return mask, left - 2, top - 2
 
 
 @cache
