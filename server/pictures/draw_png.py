@@ -514,25 +514,38 @@ def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _La
     # Texts near a changed tile may have become lone or stopped being; elsewhere nothing changed.
     lone = {i: s for i, s in prev.lone.items() if i not in removed}
     repaint = set(dirty)
-    for t in dirty:
-        for info in near[t]:
-            if not info[5]:
-                continue
-            s = info[0]
-            alone = not any(
-                any(o[0] is not s and _overlaps(info[2], o[2]) for o in near[u])
-                or any(_overlaps(info[2], base.extents[j]) for j in base.indexes[u]) for u in info[4])
-            if alone != (id(s) in lone):
-                if alone:
-                    lone[id(s)] = s  # type: ignore[assignment]
-                else:
-                    del lone[id(s)]
-                repaint.update(info[4])
+    wide = {id(info[0]): info for t in dirty for info in near[t] if info[5]}  # each text looked at once
+    for info in wide.values():
+        s = info[0]
+        alone = _alone(info, near, base)
+        if alone != (id(s) in lone):
+            if alone:
+                lone[id(s)] = s  # type: ignore[assignment]
+            else:
+                del lone[id(s)]
+            repaint.update(info[4])
     tiles = list(prev.tiles)
     for t in repaint:
         tiles[t] = _tile_of(background, base, t, [f for f in near[t] if id(f[0]) not in lone])
     overlays = [_overlay(s, background) for s in sorted(lone.values(), key=lambda s: pos[id(s)])]
     return _Laid(others, ids, idset, near, lone, tiles, overlays)
+
+
+def _alone(info: _SHAPE, near: list[list[_SHAPE]], base: _Base) -> bool:
+    """No other shape, fixed or not, comes near the text ``info`` (in the tiles it crosses, where alone
+    any can): it may be an overlay."""
+    s, extent = info[0], info[2]
+    x0, y0, x1, y1 = extent
+    for u in info[4]:
+        for o in near[u]:
+            e = o[2]
+            if o[0] is not s and x0 < e[2] and x1 > e[0] and y0 < e[3] and y1 > e[1]:
+                return False
+        for j in base.indexes[u]:
+            e = base.extents[j]
+            if x0 < e[2] and x1 > e[0] and y0 < e[3] and y1 > e[1]:
+                return False
+    return True
 
 
 def _tile_of(background: str, base: _Base, t: int, infos: list[_SHAPE]) -> _Patch | None:
