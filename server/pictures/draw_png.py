@@ -176,8 +176,8 @@ class _Base:
     #: Per tile: the indexes of the fixed shapes reaching into it, and their serials.
     indexes: list[list[int]]
     serials: list[tuple[int, ...]]
-    #: Per tile, once asked for: those shapes moved to the tile's corner, and their looks' serials.
-    moved: dict[int, list[tuple[Shape, int]]]
+    #: Per tile, once asked for: those shapes' looks from the tile's corner (see ``_look``).
+    looks: dict[int, tuple[int, ...]]
     #: Cut along the board's squares (``Drawing.grid``): tiles are named by what they show.
     aligned: bool
 
@@ -223,9 +223,9 @@ _SHAPE = tuple[Shape, int, tuple[float, float, float, float], _Grid | None, tupl
 _SHAPES: dict[int, _SHAPE] = {}
 _SHAPE_SERIALS: dict[Shape, int] = {}
 _BACKGROUNDS: dict[str, int] = {}
-#: (shape serial, tile corner) -> the shape moved there and its look's serial; looks by value -> serial.
-_MOVED: dict[tuple[int, int, int], tuple[Shape, int]] = {}
-_LOOK_SERIALS: dict[Shape, int] = {}
+#: (shape serial, tile corner) -> the serial of its look from there; looks (painting calls) -> serial.
+_LOOKS_AT: dict[tuple[int, int, int], int] = {}
+_LOOK_SERIALS: dict[tuple, int] = {}
 
 
 def _remember(cache_: OrderedDict, key: tuple, value: Any, size: int) -> None:
@@ -238,7 +238,7 @@ def forget() -> None:
     """Empty every cache (the colour ids too): a cold start, for benchmarks and when the ids run out."""
     global _REGISTRY
     for kept in (_TILES, _LOOKS, _CANVASES, _BASES, _BANDS, _STREAMS, _OVERLAYS, _LAID, _SHAPES, _SHAPE_SERIALS,
-                 _BACKGROUNDS, _MOVED, _LOOK_SERIALS, _OPS):
+                 _BACKGROUNDS, _LOOKS_AT, _LOOK_SERIALS, _OPS):
         kept.clear()
     _REGISTRY = _Colours()
 
@@ -390,7 +390,7 @@ def _shape(s: Shape, grid: _Grid) -> _SHAPE:
         if len(_SHAPES) > SHAPE_CACHE:
             _SHAPES.clear()
             _SHAPE_SERIALS.clear()
-            _MOVED.clear()
+            _LOOKS_AT.clear()
             _LOOK_SERIALS.clear()
         found = _SHAPE_SERIALS.get(s)
         serial = _SHAPE_SERIALS[s] = found if found is not None else next(_SERIALS)
@@ -561,60 +561,55 @@ def _tile_of(background: str, base: _Base, t: int, infos: list[_SHAPE]) -> _Patc
 
 
 def _tile(background: str, base: _Base, t: int, infos: list[_SHAPE]) -> _Patch:
-    """Tile ``t`` of the picture.  On a board cut along its squares, what the tile shows, moved to its
-    corner, names it, so a knight on a dark square is painted once wherever it stands (and the pixels
-    are those of the moved shapes: the same key, the same tile).  Elsewhere a tile is its own.
+    """Tile ``t`` of the picture.  On a board cut along its squares, what the tile shows, seen from its
+    corner, names it, so a knight on a dark square is painted once wherever it stands.  Elsewhere a tile
+    is its own.
 
-    A moved shape is made once per shape and corner (``_MOVED``) and named by a serial its look shares
-    with every equal one, so a tile's look is a tuple of numbers: making and hashing a dozen frozen
-    dataclasses per tile was a fifth of a Warp and Weft picture."""
+    What a shape shows seen from a corner is its painting calls (``_ops``) moved there: whole pixels, so
+    two tiles with the same calls have the same pixels, and a tile paints the picture's own shapes.  A
+    shape's look is worked out once per corner (``_LOOKS_AT``) and named by a serial it shares with every
+    equal one, so a tile's look is a tuple of numbers (making and hashing a dozen moved dataclasses per
+    tile was a fifth of a Warp and Weft picture)."""
     cols = len(base.grid.xs) - 1
     r, c = divmod(t, cols)
     x, y = base.grid.xs[c], base.grid.ys[r]
     w, h = base.grid.xs[c + 1] - x, base.grid.ys[r + 1] - y
+    fixed = [base.shapes[i] for i in base.indexes[t]]
+    others = [info[0] for info in infos]
     if not base.aligned:
-        return _paint_tile(background, x, y, w, h, (base.serial, t), [base.shapes[i] for i in base.indexes[t]],
-                           [info[0] for info in infos])
-    fixed = base.moved.get(t)
-    if fixed is None:
-        fixed = base.moved[t] = [_moved_look(base.shapes[i], serial, x, y)
-                                 for i, serial in zip(base.indexes[t], base.serials[t], strict=True)]
-    others = [_moved_look(info[0], info[1], x, y) for info in infos]
-    look = tuple(m[1] for m in fixed)
-    key = (background, w, h, look, tuple(m[1] for m in others))
+        return _paint_tile(background, x, y, w, h, (base.serial, t), fixed, others)
+    look = base.looks.get(t)
+    if look is None:
+        look = base.looks[t] = tuple(_look(s, serial, x, y) for s, serial in zip(fixed, base.serials[t], strict=True))
+    key = (background, w, h, look, tuple(_look(info[0], info[1], x, y) for info in infos))
     tile = _LOOKS.get(key)
     if tile is None:
-        tile = _paint_tile(background, 0, 0, w, h, (background, w, h, look), [m[0] for m in fixed],
-                           [m[0] for m in others])
+        tile = _paint_tile(background, x, y, w, h, (background, w, h, look), fixed, others)
         _remember(_LOOKS, key, tile, TILE_CACHE)
     return tile
 
 
-def _moved_look(s: Shape, serial: int, x: int, y: int) -> tuple[Shape, int]:
-    """``s`` (whose serial is ``serial``) moved to the corner (x, y), and the serial of that look."""
+def _look(s: Shape, serial: int, x: int, y: int) -> int:
+    """The serial of what ``s`` (whose serial is ``serial``) paints, seen from the corner (x, y)."""
     key = (serial, x, y)
-    got = _MOVED.get(key)
+    got = _LOOKS_AT.get(key)
     if got is None:
-        moved = _moved(s, x, y)
-        look = _LOOK_SERIALS.get(moved)
-        if look is None:
-            look = _LOOK_SERIALS[moved] = next(_SERIALS)
-        got = _MOVED[key] = (moved, look)
+        dx, dy = x * SUPERSAMPLE, y * SUPERSAMPLE
+        seen = []
+        for op in _ops(s)[1]:
+            if op[0] == _TEXT:
+                seen.append((_TEXT, op[1] - dx, op[2] - dy, op[5], op[7]))
+            elif op[0] == _POLYGON:
+                seen.append((_POLYGON, tuple((px - dx, py - dy) for px, py in op[1]), *op[2:]))
+            else:
+                x0, y0, x1, y1 = op[2]
+                seen.append((_BOX, op[1], (x0 - dx, y0 - dy, x1 - dx, y1 - dy), *op[3:]))
+        calls = tuple(seen)
+        got = _LOOK_SERIALS.get(calls)
+        if got is None:
+            got = _LOOK_SERIALS[calls] = next(_SERIALS)
+        _LOOKS_AT[key] = got
     return got
-
-
-def _moved(s: Shape, dx: float, dy: float) -> Shape:
-    """``s`` shifted by (-dx, -dy), without its tags (they do not show)."""
-    if isinstance(s, Rect):
-        return Rect(s.x - dx, s.y - dy, s.w, s.h, fill=s.fill, stroke=s.stroke, width=s.width)
-    if isinstance(s, Circle):
-        return Circle(s.cx - dx, s.cy - dy, s.r, fill=s.fill, stroke=s.stroke, width=s.width)
-    if isinstance(s, Polygon):
-        return Polygon(tuple((px - dx, py - dy) for px, py in s.points), fill=s.fill, stroke=s.stroke,
-                       width=s.width)
-    if isinstance(s, Line):
-        return Line(s.x1 - dx, s.y1 - dy, s.x2 - dx, s.y2 - dy, stroke=s.stroke, width=s.width)
-    return Text(s.x - dx, s.y - dy, s.text, size=s.size, fill=s.fill, anchor=s.anchor)
 
 
 def _overlay(s: Text, background: str) -> _Overlay:
@@ -746,7 +741,8 @@ def _ops(s: Shape) -> tuple[Shape, tuple[tuple, ...]]:
         x, y = s.x * k, s.y * k
         key = (s.text, round(s.size * k), _ANCHOR.get(s.anchor, "mm"), x % 1, y % 1)
         mask, left, top = _text_mask(*key)
-        ops.append((_TEXT, floor(x) + left, floor(y) + top, mask.width, mask.height, _rgb(s.fill), _text_bits(*key).im))
+        ops.append((_TEXT, floor(x) + left, floor(y) + top, mask.width, mask.height, _rgb(s.fill), _text_bits(*key).im,
+                    key))
     elif isinstance(s, Line):
         ops.append((_BOX, _LINES, (floor(s.x1 * k), floor(s.y1 * k), floor(s.x2 * k), floor(s.y2 * k)),
                     _ink(s.stroke), line_width(s.width)))
