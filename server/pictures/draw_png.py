@@ -51,6 +51,7 @@ from __future__ import annotations
 import io
 import itertools
 import math
+import mmap
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -103,15 +104,15 @@ class _Colours:
 
     Why a table of every possible colour: a tile's pixels are looked up in one
     gather (``table[keys]``) instead of a binary search per pixel, which was a
-    third of painting a tile.  The table is 32 MB of address space but numpy
-    gets it zeroed from the system, so only the pages of colours ever painted
-    (a few hundred at most: 4 KB each) take memory.
+    third of painting a tile.  The table is 32 MB of address space that the
+    system hands out zeroed page by page as colours are written (``_zeroed``),
+    so only the pages of colours ever painted (a few hundred at most) take memory.
     """
 
     def __init__(self) -> None:
         self.rgb: list[tuple[int, int, int]] = [(0, 0, 0)]
         #: key -> id (0: not seen yet).
-        self.table = np.zeros(1 << 24, dtype=np.uint16)
+        self.table = _zeroed(1 << 24)
         #: id -> key, to order a tile's colours by value.
         self.keys = np.zeros(256, dtype="<u4")
 
@@ -120,7 +121,7 @@ class _Colours:
         ids = self.table.take(keys)
         if ids.all():
             return ids
-        new = np.unique(keys[ids == 0])
+        new = np.array(sorted(set(keys[ids == 0].tolist())), dtype="<u4")  # (np.unique imports numpy.ma)
         first = len(self.rgb)
         self.rgb.extend((v & 255, (v >> 8) & 255, (v >> 16) & 255) for v in new.tolist())
         if len(self.rgb) > len(self.keys):
@@ -132,6 +133,22 @@ class _Colours:
     def by_value(self, ids: np.ndarray) -> np.ndarray:
         """Those ids (distinct) in the order of their colours' values."""
         return ids.take(np.argsort(self.keys.take(ids), kind="stable"))
+
+
+def _zeroed(n: int) -> np.ndarray:
+    """``n`` zeros (uint16) in memory the system makes on first write, one 4 KB page at a time.
+
+    Anonymous memory comes zeroed and is made as it is touched; huge pages are
+    asked off for it (on this machine the kernel gives 2 MB pages to any large
+    mapping, and the first colour written in each cost 2 MB and a stall of
+    tens of milliseconds).  Elsewhere, numpy's zeros."""
+    try:
+        block = mmap.mmap(-1, n * 2)
+        if hasattr(mmap, "MADV_NOHUGEPAGE"):
+            block.madvise(mmap.MADV_NOHUGEPAGE)
+    except (OSError, ValueError):
+        return np.zeros(n, dtype=np.uint16)
+    return np.frombuffer(block, dtype=np.uint16)
 
 
 _REGISTRY = _Colours()
@@ -496,33 +513,45 @@ def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _La
         return None
     grid = base.grid
     pos = dict(zip(ids, count(), strict=False))
-    fresh = [(info, info[4]) for info in (_info(others[pos[i]], grid) for i in added)]
-    dirty: set[int] = set()
-    for _, reach in fresh:
-        dirty.update(reach)
+    fresh = [_info(others[pos[i]], grid) for i in added]
+    gone = []
     for i in removed:
         got = _SHAPES.get(i)
         if got is None:  # the kept entries were emptied: its tiles are not known
             return None
-        dirty.update(_info(got[0], grid)[4])
+        gone.append(_info(got[0], grid))
+    dirty: set[int] = set()
+    for info in fresh:
+        dirty.update(info[4])
+    for info in gone:
+        dirty.update(info[4])
     near = list(prev.near)
     for t in dirty:
         here = [f for f in near[t] if id(f[0]) not in removed] if removed else list(near[t])
-        here += [f for f, reach in fresh if t in reach]
+        here += [f for f in fresh if t in f[4]]
         here.sort(key=lambda f: pos[id(f[0])])
         near[t] = here
-    # Texts near a changed tile may have become lone or stopped being; elsewhere nothing changed.
+    # Texts near a changed tile may have become lone or stopped being; elsewhere nothing changed.  A tile
+    # is painted again where what it paints changed: a shape came or went that is not lone (a status or
+    # legend line that gives way to another leaves the tiles it crosses as they were), or one turned lone
+    # or stopped being.
     lone = {i: s for i, s in prev.lone.items() if i not in removed}
-    repaint = set(dirty)
+    repaint: set[int] = set()
     wide = {id(info[0]): info for t in dirty for info in near[t] if info[5]}  # each text looked at once
-    for info in wide.values():
-        s = info[0]
+    for i, info in wide.items():
         alone = _alone(info, near, base)
-        if alone != (id(s) in lone):
+        if alone != (i in lone):
             if alone:
-                lone[id(s)] = s  # type: ignore[assignment]
+                lone[i] = info[0]  # type: ignore[assignment]
             else:
-                del lone[id(s)]
+                del lone[i]
+            if i not in added:
+                repaint.update(info[4])
+    for info in fresh:
+        if id(info[0]) not in lone:
+            repaint.update(info[4])
+    for info in gone:
+        if id(info[0]) not in prev.lone:
             repaint.update(info[4])
     tiles = list(prev.tiles)
     for t in repaint:
