@@ -52,7 +52,7 @@ import io
 import itertools
 import math
 import mmap
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -205,7 +205,8 @@ class _Laid:
 
     shapes: list[Shape]
     ids: list[int]
-    idset: set[int]
+    #: id -> place in the drawing (a shape twice: its last place).
+    pos: dict[int, int]
     #: Per tile: every other shape reaching into it (its ``_SHAPES`` entry), in the drawing's order (lone
     #: texts too).
     near: list[list[_SHAPE]]
@@ -491,7 +492,8 @@ def _full(background: str, base: _Base, others: list[Shape]) -> _Laid:
             per_tile[t].remove(i)
     tiles = [_tile_of(background, base, t, [infos[i] for i in here]) for t, here in enumerate(per_tile)]
     ids = list(map(id, others))
-    return _Laid(others, ids, set(ids), near, {ids[i]: others[i] for i in lone}, tiles,  # type: ignore[misc]
+    return _Laid(others, ids, dict(zip(ids, count(), strict=False)), near, {ids[i]: others[i] for i in lone},
+                 tiles,  # type: ignore[misc]
                  [_overlay(others[i], background) for i in lone])  # type: ignore[arg-type]
 
 
@@ -504,15 +506,15 @@ def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _La
     same shapes in the same order as before, and so the same key and pixels."""
     ids = list(map(id, others))
     if ids == prev.ids:
-        return _Laid(others, ids, prev.idset, prev.near, prev.lone, prev.tiles, prev.overlays)
-    idset = set(ids)
-    added, removed = idset - prev.idset, prev.idset - idset
-    if len(idset) != len(ids) or len(added) + len(removed) > len(ids) // 4 + 16:
+        return _Laid(others, ids, prev.pos, prev.near, prev.lone, prev.tiles, prev.overlays)
+    pos = dict(zip(ids, count(), strict=False))
+    now, was = pos.keys(), prev.pos.keys()
+    added, removed = now - was, was - now
+    if len(pos) != len(ids) or len(added) + len(removed) > len(ids) // 4 + 16:
         return None
     if list(filterfalse(added.__contains__, ids)) != list(filterfalse(removed.__contains__, prev.ids)):
         return None
     grid = base.grid
-    pos = dict(zip(ids, count(), strict=False))
     fresh = [_info(others[pos[i]], grid) for i in added]
     gone = []
     for i in removed:
@@ -520,17 +522,22 @@ def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _La
         if got is None:  # the kept entries were emptied: its tiles are not known
             return None
         gone.append(_info(got[0], grid))
-    dirty: set[int] = set()
+    coming: dict[int, list[_SHAPE]] = {}
     for info in fresh:
-        dirty.update(info[4])
-    for info in gone:
-        dirty.update(info[4])
+        for t in info[4]:
+            coming.setdefault(t, []).append(info)
+    going = {t for info in gone for t in info[4]}
     near = list(prev.near)
-    for t in dirty:
-        here = [f for f in near[t] if id(f[0]) not in removed] if removed else list(near[t])
-        here += [f for f in fresh if t in f[4]]
-        here.sort(key=lambda f: pos[id(f[0])])
+
+    def place(f: _SHAPE) -> int:  # its place in this drawing
+        return pos[id(f[0])]
+
+    for t in going | coming.keys():
+        here = [f for f in near[t] if id(f[0]) not in removed] if t in going else list(near[t])
+        for f in coming.get(t, ()):
+            insort(here, f, key=place)
         near[t] = here
+    dirty = going | coming.keys()
     # Texts near a changed tile may have become lone or stopped being; elsewhere nothing changed.  A tile
     # is painted again where what it paints changed: a shape came or went that is not lone (a status or
     # legend line that gives way to another leaves the tiles it crosses as they were), or one turned lone
@@ -557,7 +564,7 @@ def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _La
     for t in repaint:
         tiles[t] = _tile_of(background, base, t, [f for f in near[t] if id(f[0]) not in lone])
     overlays = [_overlay(s, background) for s in sorted(lone.values(), key=lambda s: pos[id(s)])]
-    return _Laid(others, ids, idset, near, lone, tiles, overlays)
+    return _Laid(others, ids, pos, near, lone, tiles, overlays)
 
 
 def _alone(info: _SHAPE, near: list[list[_SHAPE]], base: _Base) -> bool:
