@@ -13,26 +13,30 @@ the whole drawing at twice its size, reducing, quantizing and encoding cost
   board's own squares where the drawing names them (``Drawing.grid``).  A
   tile's pixels depend only on the shapes that reach into it, so each tile
   is painted once per distinct (place, shapes) and kept (``_TILES``); on a
-  board's own grid a tile is named by its shapes moved to its corner
-  (``_LOOKS``), so a knight on a dark square is painted once wherever it
-  stands.  Coordinates are floored before Pillow sees them, so a tile is
-  painted on its own canvas and gives the whole painting's pixels.
+  board's own grid a tile is named by what it shows from its corner (its
+  shapes' painting calls moved there: ``_LOOKS``), so a knight on a dark
+  square is painted once wherever it stands.  Each shape is worked out once
+  into Pillow's calls at whole pixels (``_ops``), so a tile paints its part
+  of a shape exactly as the whole picture does.
 * A drawing's fixed part (``Drawing.base_key``: the board, the same for
   every position) is laid out once (``_BASES``) and painted once per tile
-  (``_CANVASES``); only the other shapes are looked at per picture, each
-  through a cache keyed by the shape object (games hand the same objects
-  again for what did not change).
+  (``_CANVASES``).  The other shapes are laid out once and the layout kept
+  (``_LAID``): the next position's starts from it and looks only at the
+  tiles that a shape new to the drawing or gone from it reaches (games hand
+  the same objects again for what did not change), so a picture costs what
+  its move changed, not what it shows.
 * A line of text over plain background (the status line, the legend: they
   change with every move and cross a dozen tiles) is copied in after the
   tiles instead (``_Overlay``), painted alone at twice the size and reduced.
   Text is drawn from a mask kept two-level, so its edges have the same
-  blends as a shape's.
+  blends as a shape's; a new line's mask is put together from kept glyphs
+  as FreeType would lay them out (``_glyph_mask``).
 * Tiles and overlays are kept as arrays of colour ids (numpy; a registry of
-  every colour this process painted), so a picture is put together by
-  copying arrays, never quantized: its palette is the exact set of its
-  colours, band by band, tile by tile, each tile's in a fixed order, so one
-  changed square seldom moves the palette index of a colour elsewhere.
-  (Past 256 colours: an octree palette, the old way.)
+  every colour this process painted, looked up in one gather), so a picture
+  is put together by copying arrays, never quantized: its palette is the
+  exact set of its colours, band by band, tile by tile, each tile's in a
+  fixed order, so one changed square seldom moves the palette index of a
+  colour elsewhere.  (Past 256 colours: an octree palette, the old way.)
 * Each row of tiles (a band) is mapped to palette indices and deflated on its
   own and kept (``_STREAMS``, keyed by the band and its indices); the PNG's
   IDAT is the bands' streams one after another, so a move re-encodes only
@@ -43,7 +47,7 @@ Because every tile, overlay and band is a pure function of its key (and
 the colour ids, which are the process's history, never reach the PNG but
 through a palette ordered by colour), the PNG is the same bytes whichever
 positions this process drew before: a mail drawn again after a crash is
-identical.
+identical.  The caches change how much is painted, never what.
 """
 
 from __future__ import annotations
