@@ -56,6 +56,7 @@ import io
 import itertools
 import math
 import mmap
+import operator
 from bisect import bisect_left, bisect_right, insort
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -226,6 +227,8 @@ class _Band:
     colours: np.ndarray
     #: The same colours as a tuple (the palette's order is worked out from them for every picture).
     listed: tuple[int, ...]
+    #: Unique for the life of the process: its streams are kept by it (a number hashes quicker than the key).
+    serial: int
 
 
 #: (base, tile, the other shapes' serials) -> the tile; the same by what it shows, wherever it is.
@@ -238,6 +241,8 @@ _BANDS: OrderedDict[tuple, _Band] = OrderedDict()
 #: (band key, its colours' palette indices) -> (deflate stream, Adler-32 of its rows, their length).
 _STREAMS: OrderedDict[tuple, tuple[bytes, int, int]] = OrderedDict()
 _OVERLAYS: OrderedDict[tuple, _Overlay] = OrderedDict()
+#: (size, background, grid) -> the last picture's rows: tiles, overlays, band key, band.
+_ROWS: OrderedDict[tuple, list] = OrderedDict()
 #: base serial -> the last drawing's layout on it (the next position's starts from it).
 _LAID: OrderedDict[int, _Laid] = OrderedDict()
 _SHAPE = tuple[Shape, int, tuple[float, float, float, float], _Grid | None, tuple[int, ...], bool]
@@ -260,7 +265,7 @@ def forget() -> None:
     """Empty every cache (the colour ids too): a cold start, for benchmarks and when the ids run out."""
     global _REGISTRY
     for kept in (_TILES, _LOOKS, _CANVASES, _BASES, _BANDS, _STREAMS, _OVERLAYS, _LAID, _SHAPES, _SHAPE_SERIALS,
-                 _BACKGROUNDS, _LOOKS_AT, _LOOK_SERIALS, _OPS):
+                 _BACKGROUNDS, _LOOKS_AT, _LOOK_SERIALS, _OPS, _ROWS):
         kept.clear()
     _REGISTRY = _Colours()
 
@@ -278,8 +283,8 @@ def to_png(drawing: Drawing) -> bytes:
     lut[order] = np.arange(len(order), dtype=np.uint8)
     lut[_FILTER] = 0
     adler, streams = 1, []
-    for key, band in bands:
-        skey = (key, lut[band.colours].tobytes())
+    for _, band in bands:
+        skey = (band.serial, lut[band.colours].tobytes())
         made = _STREAMS.get(skey)
         if made is None:
             raw = lut.take(band.ids).tobytes()  # take: half the time of indexing
@@ -325,17 +330,26 @@ def _bands(drawing: Drawing) -> list[tuple[tuple, _Band]]:
     cols = len(grid.xs) - 1
     background = _background_id(drawing.background)
     out = []
+    # A row whose tiles and overlays are the very objects of the last picture of this size is that band.
+    last = _ROWS.get((width, drawing.height, background, grid))
+    rows: list[tuple[list[_Patch | None], list[_Overlay], tuple, _Band]] = []
     for row in range(len(grid.ys) - 1):
         top, bottom = grid.ys[row], grid.ys[row + 1]
         here = [o for o in overlays if o.y < bottom and o.y + o.patch.ids.shape[0] > top]
         mine = tiles[row * cols:(row + 1) * cols]
-        key = (width, top, bottom, background, grid.xs, tuple(t.serial if t else 0 for t in mine),
-               tuple(o.key for o in here))
-        band = _BANDS.get(key)
-        if band is None:
-            band = _assemble(grid, top, bottom, background, mine, here)
-            _remember(_BANDS, key, band, BAND_CACHE)
+        if last is not None and all(map(operator.is_, mine, last[row][0])) and len(here) == len(last[row][1]) \
+                and all(map(operator.is_, here, last[row][1])):
+            key, band = last[row][2], last[row][3]
+        else:
+            key = (width, top, bottom, background, grid.xs, tuple(t.serial if t else 0 for t in mine),
+                   tuple(o.key for o in here))
+            band = _BANDS.get(key)  # type: ignore[assignment]
+            if band is None:
+                band = _assemble(grid, top, bottom, background, mine, here)
+                _remember(_BANDS, key, band, BAND_CACHE)
+        rows.append((mine, here, key, band))
         out.append((key, band))
+    _remember(_ROWS, (width, drawing.height, background, grid), rows, 64)
     return out
 
 
@@ -368,7 +382,7 @@ def _assemble(grid: _Grid, top: int, bottom: int, background: int, tiles: list[_
             ids[y0 - top:y1 - top, 1 + x0:1 + x1] = o.patch.ids[y0 - o.y:y1 - o.y, x0 - o.x:x1 - o.x]
             colours.extend(o.patch.colours)
     listed = tuple(dict.fromkeys(colours))
-    return _Band(ids, np.array(listed, dtype=np.intp), listed)
+    return _Band(ids, np.array(listed, dtype=np.intp), listed, next(_SERIALS))
 
 
 @lru_cache(maxsize=256)
