@@ -57,6 +57,7 @@ import itertools
 import math
 import mmap
 import operator
+import threading
 from bisect import bisect_left, bisect_right, insort
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -157,6 +158,8 @@ def _zeroed(n: int) -> np.ndarray:
 
 
 _REGISTRY = _Colours()
+#: Held while a picture is made or the caches emptied (see ``to_png``).
+_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -263,6 +266,11 @@ def _remember(cache_: OrderedDict, key: tuple, value: Any, size: int) -> None:
 
 def forget() -> None:
     """Empty every cache (the colour ids too): a cold start, for benchmarks and when the ids run out."""
+    with _LOCK:
+        _forget()
+
+
+def _forget() -> None:
     global _REGISTRY
     for kept in (_TILES, _LOOKS, _CANVASES, _BASES, _BANDS, _STREAMS, _OVERLAYS, _LAID, _SHAPES, _SHAPE_SERIALS,
                  _BACKGROUNDS, _LOOKS_AT, _LOOK_SERIALS, _OPS, _ROWS):
@@ -271,9 +279,18 @@ def forget() -> None:
 
 
 def to_png(drawing: Drawing) -> bytes:
-    """The drawing as a palette PNG, from cached tiles and bands (see the module's docstring)."""
+    """The drawing as a palette PNG, from cached tiles and bands (see the module's docstring).
+
+    One picture at a time per process (``_LOCK``): the caches, the colour registry and the layout kept
+    from the last position are shared, and a thread that reads them while another fills them would get
+    another picture's ids.  A lock nobody else holds costs nothing beside a picture."""
+    with _LOCK:
+        return _to_png(drawing)
+
+
+def _to_png(drawing: Drawing) -> bytes:
     if len(_REGISTRY.rgb) > 60_000:
-        forget()
+        _forget()
     width, height = drawing.width, drawing.height
     bands = _bands(drawing)
     order = list(dict.fromkeys(itertools.chain.from_iterable(b.listed for _, b in bands)))
@@ -303,7 +320,8 @@ def to_png(drawing: Drawing) -> bytes:
 
 def to_image(drawing: Drawing) -> Image.Image:
     """The drawing at scale 1, in RGB, before its palette (for tools and tests)."""
-    return _rgb_image(_bands(drawing))
+    with _LOCK:
+        return _rgb_image(_bands(drawing))
 
 
 def _rgb_image(bands: list[tuple[tuple, _Band]]) -> Image.Image:
