@@ -113,6 +113,13 @@ def _point(viewer: int, p: int, c: int, marked: bool) -> tuple[Shape, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=256)
+def _status(width: int, text: str) -> Text:
+    """Whose move it is, over the board: the same object while it says the same (the PNG renderer takes
+    a shape it was handed before as unchanged without looking at it)."""
+    return Text(width / 2, 18, text, size=16, role="status")
+
+
 def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -> Drawing:
     text = caption(game, state, players)
     viewer = seat if seat in (0, 1, 2) else 0  # each player's own army nearest (Red's view by default)
@@ -120,7 +127,7 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
     d = Drawing(width=width, height=height, title=f"TriMac 3 Friends board: {text}")
     d.extend(board)
     d.mark_base(f"trimac-{viewer}")
-    d.add(Text(width / 2, 18, text, size=16, role="status"))
+    d.add(_status(width, text))
     marked: set[int] = set()
     if state.history:
         for name in _POINT.findall(state.history[-1][1]):

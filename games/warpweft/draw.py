@@ -12,7 +12,7 @@ on the final picture the winner's chain from edge to edge is traced over it
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from games.drawing import HIGHLIGHT, Circle, Drawing, Line, Rect, Shape, Text, caption
@@ -159,6 +159,49 @@ def _labels(size: int) -> tuple[Shape, ...]:
     return tuple(d.shapes)
 
 
+# The shapes below change seldom from one position to the next: each is made once per what it shows and
+# handed again as the same object, which the PNG renderer takes as unchanged without looking at it.
+
+
+@lru_cache(maxsize=256)
+def _status(width: int, text: str) -> Text:
+    return Text(width / 2, 18, text, size=16, role="status")
+
+
+@lru_cache(maxsize=256)
+def _side(foot: float, side: int, text: str) -> tuple[Shape, ...]:
+    """A side's swatch and line under the board."""
+    return (Rect(X0, foot + side * 22 - 7, 14, 14, fill=OWNER_FILL[side]),
+            Text(X0 + 22, foot + side * 22, text, size=13, anchor="start", role="side"))
+
+
+@cache
+def _outline(size: int, rid: int) -> tuple[Shape, ...]:
+    """The gold outline of region ``rid``, the one claimed last: its edges that face another region."""
+    geo = geometry(size)
+    span, cell = geo.span, _cell(geo.span)
+
+    def sx(x: int) -> float:
+        return X0 + (x + 1) * cell
+
+    def sy(y: int) -> float:
+        return Y0 + (span - y) * cell
+
+    out: list[Shape] = []
+    for (x, y), r in geo.squares.items():
+        if r != rid:
+            continue
+        for (nx, ny), line in (
+            ((x - 1, y), (sx(x), sy(y), sx(x), sy(y) + cell)),
+            ((x + 1, y), (sx(x) + cell, sy(y), sx(x) + cell, sy(y) + cell)),
+            ((x, y + 1), (sx(x), sy(y), sx(x) + cell, sy(y))),
+            ((x, y - 1), (sx(x), sy(y) + cell, sx(x) + cell, sy(y) + cell)),
+        ):
+            if geo.squares.get((nx, ny), OUT) != rid:
+                out.append(Line(*line, stroke=HIGHLIGHT, width=4, role="last", at=geo.names[rid]))
+    return tuple(out)
+
+
 def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -> Drawing:
     geo = state.geo
     span = geo.span
@@ -180,10 +223,7 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
         background="#ebe8e1",
         grid=(x0, y0, 2 * cell),
     )
-    d.add(Text(d.width / 2, 18, text, size=16, role="status"))
-
-    def region(x: int, y: int) -> int:
-        return geo.squares.get((x, y), OUT)
+    d.add(_status(d.width, text))
 
     # Squares, then thread lines and letters, then borders: each piece is a
     # kept tuple of shapes, so a position hands the renderer the same objects.
@@ -196,18 +236,7 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
     # the region claimed last, outlined
     last = next((m for m in reversed(state.history) if m in geo.by_name), None)
     if last is not None:
-        rid = geo.by_name[last]
-        for (x, y), r in geo.squares.items():
-            if r != rid:
-                continue
-            for (nx, ny), line in (
-                ((x - 1, y), (sx(x), sy(y), sx(x), sy(y) + cell)),
-                ((x + 1, y), (sx(x) + cell, sy(y), sx(x) + cell, sy(y) + cell)),
-                ((x, y + 1), (sx(x), sy(y), sx(x) + cell, sy(y))),
-                ((x, y - 1), (sx(x), sy(y) + cell, sx(x) + cell, sy(y) + cell)),
-            ):
-                if region(nx, ny) != rid:
-                    d.add(Line(*line, stroke=HIGHLIGHT, width=4, role="last", at=last))
+        d.extend(_outline(state.size, geo.by_name[last]))
     # the winner's chain from edge to edge, on the final picture
     chain = [geo.centres[r] for r in winning_chain(state)]
     points = [(sx(cx) + cell / 2, sy(cy) + cell / 2) for cx, cy in chain]
@@ -220,18 +249,8 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
     for side in (0, 1):
         who = players[state.seat_of(side)] if players and state.seat_of(side) < len(players) else ""
         mode = "Threading" if state.states[side] == THREADING else "Patching"
-        d.add(
-            Rect(x0, foot + side * 22 - 7, 14, 14, fill=OWNER_FILL[side]),
-            Text(
-                x0 + 22,
-                foot + side * 22,
-                f"{SIDE_NAMES[side]} ({SIDE_MARKS[side]}, {EDGES[side]})"
-                f"{': ' + who if who else ''}, {mode}",
-                size=13,
-                anchor="start",
-                role="side",
-            ),
-        )
+        d.extend(_side(foot, side, f"{SIDE_NAMES[side]} ({SIDE_MARKS[side]}, {EDGES[side]})"
+                                   f"{': ' + who if who else ''}, {mode}"))
     primary = "Patch-Primary" if state.patch_primary else "Thread-Primary"
     d.add(
         Text(

@@ -157,3 +157,80 @@ def test_a_picture_of_more_than_256_colours_is_still_drawn() -> None:
     png = Image.open(io.BytesIO(draw_png.to_png(d)))
     assert png.size == (300, 20) and png.mode == "P"
     assert len(png.getcolors(256) or []) <= draw_png.COLOURS
+
+
+def _same_as_painting_it_whole(drawing) -> None:  # type: ignore[no-untyped-def]
+    png = Image.open(io.BytesIO(draw_png.to_png(drawing))).convert("RGB")
+    diff = ImageChops.difference(reference(drawing), png)
+    assert diff.getbbox() is None, f"pixels differ in {diff.getbbox()}"
+
+
+@pytest.mark.parametrize("grid", [None, (0, 0, 40)], ids=["tiles", "squares"])
+def test_a_layout_kept_from_the_position_before_gives_the_whole_picture(grid) -> None:  # type: ignore[no-untyped-def]
+    """The layout starts from the previous position's (issue 25): shapes told apart by identity, only the
+    tiles a new or gone shape reaches looked at again.  Whatever changes between two drawings -- shapes
+    come, go, swap places, come twice, a lone line of text gets a neighbour -- the picture is the one
+    painting it whole gives."""
+    from games.drawing import Circle, Drawing, Line, Rect, Text
+
+    board = [Rect(x * 40, y * 40, 40, 40, fill="#e3e9ef" if (x + y) % 2 else "#7f93a8")
+             for x in range(6) for y in range(6)]
+    pieces = [Circle(20 + 40 * i, 60, 15, fill="#c0392b", stroke="#222222", width=1.5) for i in range(6)]
+    names = [Text(20 + 40 * i, 75, f"a{i}", size=8, fill="#555555") for i in range(6)]
+    status = [Text(120, 250, f"Red to move {i}", size=14) for i in range(3)]
+    ring = Circle(100, 100, 18, stroke="#f2b600", width=3.5)
+    near = Line(60, 248, 180, 252, stroke="#2f5fb3", width=2)
+
+    def drawing(others: list) -> Drawing:  # type: ignore[type-arg]
+        d = Drawing(240, 270, grid=grid)
+        d.extend(board)
+        d.mark_base("kept-layout")
+        d.extend(others)
+        return d
+
+    rng = random.Random(3)
+    steps = [
+        [status[0], *pieces, *names],
+        [status[1], *pieces[:3], ring, *pieces[3:], *names],  # a shape comes, the status line changes
+        [status[1], *pieces[:3], *pieces[3:], *names[1:]],  # two go
+        [status[1], near, *pieces, *names],  # the lone status line gets a neighbour
+        [status[1], *pieces, *names],  # and loses it again
+        [status[2], *pieces[3:], *pieces[:3], *names],  # the same shapes in another order
+        [status[2], *pieces, pieces[0], *names],  # one twice
+        [status[0], *pieces, *names],
+    ]
+    for _ in range(12):  # then random changes
+        others = [s for s in [*pieces, *names, ring, near] if rng.random() < 0.7]
+        rng.shuffle(others) if rng.random() < 0.2 else None
+        steps.append([rng.choice(status), *others])
+    draw_png.forget()
+    for others in steps:
+        _same_as_painting_it_whole(drawing(others))
+
+
+def test_text_put_together_from_glyphs_is_freetypes() -> None:
+    """A new line of text (a status, a legend) is put together from kept glyphs as FreeType lays them
+    out (issue 25); for any text, size and fraction of a pixel, the mask is the one FreeType renders,
+    or FreeType renders it."""
+    import string
+
+    rng = random.Random(5)
+    chars = string.ascii_letters + string.digits + " .,:;-()!?'/+#&_\"@%*=<>[]"
+    composed = 0
+    for i in range(1500):
+        text = "".join(rng.choice(chars) for _ in range(rng.randint(1, 40)))
+        size = rng.choice([14, 16, 20, 22, 24, 26, 28, 32])
+        anchor = rng.choice(["lm", "mm", "rm"])
+        if i % 3:  # fractions of a pixel, some right at FreeType's rounding of 1/64
+            fx, fy = rng.random(), rng.random()
+        else:
+            fx, fy = ((rng.randint(0, 63) + 0.5) / 64 + rng.choice([-1e-7, 0, 1e-7])) % 1, rng.choice([0, 0.5])
+        got = draw_png._glyph_mask(text, size, anchor, fx, fy)
+        if got is None:
+            continue
+        composed += 1
+        mask, left, top = got
+        want, want_left, want_top = draw_png._rendered_mask(text, size, anchor, fx, fy)
+        assert (left, top, mask.size) == (want_left, want_top, want.size), repr(text)
+        assert ImageChops.difference(mask, want).getbbox() is None, repr(text)
+    assert composed > 1200  # the glyphs make nearly every line
