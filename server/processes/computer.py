@@ -217,9 +217,11 @@ class ComputerPlayer:
         board = boards.find_board(session, game, turn.number, lock=True)
         if (board.pending or {}).get("vote"):
             # An offer came in while the computer thought: answer it first (the
-            # next look does); a move now would silently cancel it.
+            # next look does); a move now would silently cancel it.  The turn's
+            # lease goes too, or the move would wait for it to run out (a minute).
             if job is not None:
                 job.tries -= 1
+                job.claimed_until = None
             return
         words = [game.name, "move", str(turn.number), turn.userid, "-", *f"{move}#{turn.ply + 1}".split()]
         try:

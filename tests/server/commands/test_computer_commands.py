@@ -230,6 +230,32 @@ def test_a_computer_move_that_raced_an_undo_is_refused_like_a_stale_mail(idle: R
         assert job.status == "stale" and "board is at move #1" in (job.error or "")
 
 
+def test_an_offer_made_while_the_computer_thinks_is_answered_before_it_moves(idle: Running) -> None:
+    """Its move would cancel the offer unanswered (a normal move clears a pending proposal):
+    the computer hands in nothing, keeps the turn's try, and answers the offer on its next look."""
+    idle.mail(ALICE, "tictactoe challenge alice computer -level=1")
+    idle.mail(ALICE, "tictactoe move 101 alice apple1 a1#1")
+    player = ComputerPlayer(idle.db, idle.server.settings)
+    turn = idle.db.run(player._look)
+    assert turn is not None and turn.ply == 1 and turn.vote is None
+    with idle.db.transaction() as s:
+        tries = s.scalars(select(ComputerJob).where(ComputerJob.kind == "move")).one().tries
+    # While it "thinks", she offers a draw (the board stays at move 1: nothing is taken back yet).
+    idle.mail(ALICE, "tictactoe move 101 alice apple1 propose")
+    idle.db.run(lambda s: player._hand_in(s, TTT, turn, "b2"))
+    row = board(idle)
+    assert row.ply == 1 and row.to_move == 1 and (row.pending or {}).get("vote", {}).get("word") == "propose"
+    with idle.db.transaction() as s:
+        assert s.scalars(select(ComputerJob).where(ComputerJob.kind == "move")).one().tries == tries - 1
+    # Its next look answers the offer (the computer rejects every draw offer) ...
+    assert player.run_once()
+    row = board(idle)
+    assert not (row.pending or {}).get("vote") and row.ply == 1
+    # ... and the one after that plays its move.
+    assert player.run_once()
+    assert board(idle).ply == 2
+
+
 def test_no_board_lock_is_held_while_the_computer_thinks(idle: Running, monkeypatch: pytest.MonkeyPatch,
                                                          db_url: str) -> None:
     idle.mail(ALICE, "tictactoe challenge alice computer -level=1")
