@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, joinedload
 
 import games
 from server.accounts.throttle import is_owner
@@ -164,10 +164,12 @@ def open_reply(session: Session, token: str) -> tuple[User, Board, int]:
     except TokenError as exc:
         raise CommandError(_FAILURES[exc.reason]) from None
     # Locked as the command on it will lock it (BoardCommand.open finds it again, at no cost).
-    # The seats' addresses come along: the board mails go to them.
+    # Its seats and their users come in the same statement, their addresses in one more: the
+    # board mails go to them.  Only the board's row is locked (FOR UPDATE OF: PostgreSQL
+    # refuses to lock the nullable side of the seats' outer join).
     user = session.get(User, user_id)
-    board = session.get(Board, board_id, with_for_update=True, options=[
-        selectinload(Board.seats).joinedload(Seat.user).selectinload(User.addresses)])
+    board = session.get(Board, board_id, with_for_update={"of": Board}, options=[
+        joinedload(Board.seats).joinedload(Seat.user).selectinload(User.addresses)])
     if user is None or board is None:
         raise CommandError(_FAILURES[Failure.REVOKED])
     remember_board(session, board, locked=True)
