@@ -18,12 +18,15 @@ class Level:
     cpu_seconds: float
     #: Whether the computer accepts a take-back ("undo" by vote) at this level.
     accepts_undo: bool
+    #: In a game of three or more: search as if the other seats played together against
+    #: this one (a "paranoid" search), not each for itself (max^n).  See games/engine/search.py.
+    paranoid: bool = False
 
 
 LEVELS: dict[int, Level] = {
     1: Level(1, iterations=150, cpu_seconds=0.25, accepts_undo=True),
     2: Level(2, iterations=2_000, cpu_seconds=1.0, accepts_undo=False),
-    3: Level(3, iterations=20_000, cpu_seconds=2.5, accepts_undo=False),
+    3: Level(3, iterations=20_000, cpu_seconds=2.5, accepts_undo=False, paranoid=True),
 }
 
 

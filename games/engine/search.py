@@ -100,6 +100,9 @@ class Search:
         self.rng = rng
         self.players = game.players
         self.nodes = 0
+        #: The searching seat when the other seats are taken to play against it (a paranoid
+        #: search, Level.paranoid), else None: each seat maximises its own value (max^n).
+        self.paranoid: int | None = None
 
     # -- the four steps -----------------------------------------------------
     def node(self, state: Any) -> Node:
@@ -159,8 +162,11 @@ class Search:
         assert seat is not None
         log_n = math.log(node.visits)
         best, best_score = None, -1.0
+        me = self.paranoid
         for child in node.children.values():
-            score = child.totals[seat] / child.visits + EXPLORATION * math.sqrt(log_n / child.visits)
+            # An opponent of a paranoid search picks what is worst for the searching seat.
+            own = child.totals[seat] if me is None or seat == me else child.visits - child.totals[me]
+            score = own / child.visits + EXPLORATION * math.sqrt(log_n / child.visits)
             if score > best_score:
                 best, best_score = child, score
         assert best is not None
@@ -216,6 +222,8 @@ def analyse(game: Game, state: Any, budget: Level, seed: int | None = None,
     if not moves:
         raise ValueError("no legal move")
     search = Search(game, hooks, rng)
+    if budget.paranoid and game.players > 2:
+        search.paranoid = seat
     win = immediate_win(game, state, seat, moves)
     search.nodes += len(moves) if win is None else moves.index(win) + 1
     if win is not None or (len(moves) == 1 and not evaluate):

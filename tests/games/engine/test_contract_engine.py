@@ -135,3 +135,36 @@ def test_a_playout_hook_moves_in_the_position_it_is_given() -> None:
     few = Level(0, iterations=30, cpu_seconds=30.0, accepts_undo=True)
     analyse(TTT, position("a1"), few, seed=1, hooks=Hooks(playout_move=policy))
     assert asked
+
+
+def test_a_paranoid_search_has_the_other_seats_play_against_the_searching_one() -> None:
+    """Level 3 in a game of three: the seat to move at a node of another seat picks what is worst
+    for the searching seat, not what is best for itself (max^n)."""
+    from types import SimpleNamespace
+
+    from games.engine.search import Node, Search
+
+    search = Search(SimpleNamespace(players=3), Hooks(), random.Random(0))  # type: ignore[arg-type]
+    node = Node(None, 1, 3)
+    node.visits = 20
+    # Seat 1 to move.  Move "a" is best for seat 1 (0.9) but also good for seat 0 (0.8);
+    # move "b" is worse for seat 1 (0.6) and bad for seat 0 (0.1).  Equal visits: equal exploration.
+    a, b = Node(None, 2, 3), Node(None, 2, 3)
+    a.visits, a.totals = 10, [8.0, 9.0, 3.0]
+    b.visits, b.totals = 10, [1.0, 6.0, 3.0]
+    node.children = {"a": a, "b": b}
+    assert search.select(node) is a  # max^n: seat 1 plays for itself
+    search.paranoid = 0
+    assert search.select(node) is b  # paranoid for seat 0: seat 1 plays against seat 0
+    a_of_0 = Node(None, 0, 3)  # at seat 0's own node it still takes its own best
+    a_of_0.visits = 20
+    a_of_0.children = {"a": a, "b": b}
+    assert search.select(a_of_0) is a
+
+
+def test_paranoia_changes_nothing_in_a_two_player_game() -> None:
+    plain = Level(0, iterations=200, cpu_seconds=30.0, accepts_undo=True)
+    wary = Level(0, iterations=200, cpu_seconds=30.0, accepts_undo=True, paranoid=True)
+    state = position("a1")
+    first, second = analyse(TTT, state, plain, seed=4), analyse(TTT, state, wary, seed=4)
+    assert (first.best, first.top, first.values) == (second.best, second.top, second.values)
