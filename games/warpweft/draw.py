@@ -12,11 +12,12 @@ on the final picture the winner's chain from edge to edge is traced over it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache, lru_cache
 from typing import Any
 
 from games.drawing import HIGHLIGHT, Circle, Drawing, Line, Rect, Shape, Text, caption
-from games.warpweft.geometry import OUT, PATCH, WARP, column_letter, geometry
+from games.warpweft.geometry import OUT, PATCH, WARP, Geometry, column_letter, geometry
 from games.warpweft.notation import THREADING
 from games.warpweft.rules import FREE, SIDE_MARKS, SIDE_NAMES, State, winning_chain
 
@@ -71,17 +72,19 @@ def _marking(size: int, rid: int, owner: int) -> tuple[Shape, ...]:
     return ()
 
 
+def _screen(geo: Geometry) -> tuple[Callable[[int], float], Callable[[int], float]]:
+    """Grid column and row to the picture's x and y (row 0 at the bottom)."""
+    span, cell = geo.span, _cell(geo.span)
+    return (lambda x: X0 + (x + 1) * cell), (lambda y: Y0 + (span - y) * cell)
+
+
 @cache
 def _borders(size: int) -> tuple[Shape, ...]:
     """The lines wherever two squares belong to different regions: the same in every position."""
     geo = geometry(size)
     span, cell = geo.span, _cell(geo.span)
 
-    def sx(x: int) -> float:
-        return X0 + (x + 1) * cell
-
-    def sy(y: int) -> float:
-        return Y0 + (span - y) * cell
+    sx, sy = _screen(geo)
 
     def region(x: int, y: int) -> int:
         return geo.squares.get((x, y), OUT)
@@ -179,13 +182,9 @@ def _side(foot: float, side: int, text: str) -> tuple[Shape, ...]:
 def _outline(size: int, rid: int) -> tuple[Shape, ...]:
     """The gold outline of region ``rid``, the one claimed last: its edges that face another region."""
     geo = geometry(size)
-    span, cell = geo.span, _cell(geo.span)
+    cell = _cell(geo.span)
 
-    def sx(x: int) -> float:
-        return X0 + (x + 1) * cell
-
-    def sy(y: int) -> float:
-        return Y0 + (span - y) * cell
+    sx, sy = _screen(geo)
 
     out: list[Shape] = []
     for (x, y), r in geo.squares.items():
