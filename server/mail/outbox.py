@@ -115,10 +115,10 @@ def _alive(pid: int) -> bool:
     return True
 
 
-#: Is any mail due?  Built once: the deliverer asks at every wake-up (Database.peek).
 #: Seconds between counts of the hour's sent mail (Deliverer._outbound_room).
 ROOM_RECOUNT = 1.0
 
+#: Is any mail due?  Built once: the deliverer asks at every wake-up (Database.peek).
 _DUE = (select(Outbox.id)
         .where(Outbox.status == "pending", Outbox.next_attempt <= bindparam("now"),
                or_(Outbox.claimed_until.is_(None), Outbox.claimed_until < bindparam("now")))

@@ -17,14 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import select
 
 import games
 from games.engine import levels as engine_levels
 from server.processes.computer import ComputerPlayer
-from server.store.model import Board
 from tests.mailtools import Received, Sink
-from tests.server.commands.test_computer_commands import reply
+from tests.server.commands.test_computer_commands import board, reply
 from tests.server.conftest import Running, start_server
 
 ALICE = "alice@example.org"
@@ -49,13 +47,6 @@ def idle(db_url: str, sink: Sink, monkeypatch: pytest.MonkeyPatch) -> Iterator[R
     sink.clear()
     yield running
     server.stop()
-
-
-def board(running: Running) -> Board:
-    with running.db.transaction() as s:
-        row = s.scalars(select(Board).where(Board.number == 101)).one()
-        s.expunge(row)
-        return row
 
 
 def start_and_let_the_computer_answer(idle: Running) -> ComputerPlayer:
