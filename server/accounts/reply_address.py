@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session, joinedload
 
 import games
@@ -156,6 +156,12 @@ def reply_token(settings: Settings, recipients: list[str]) -> str | None:
     return None
 
 
+#: The board a reply address names, locked, with its seats, their users and addresses (built once).
+_LOCKED_BOARD = (select(Board).where(Board.id == bindparam("id"))
+                 .options(joinedload(Board.seats).joinedload(Seat.user).selectinload(User.addresses))
+                 .with_for_update(of=Board))
+
+
 def open_reply(session: Session, token: str) -> tuple[User, Board, int]:
     """The user, board and move count a reply address names; CommandError if it is not good."""
 
@@ -168,8 +174,7 @@ def open_reply(session: Session, token: str) -> tuple[User, Board, int]:
     # board mails go to them.  Only the board's row is locked (FOR UPDATE OF: PostgreSQL
     # refuses to lock the nullable side of the seats' outer join).
     user = session.get(User, user_id)
-    board = session.get(Board, board_id, with_for_update={"of": Board}, options=[
-        joinedload(Board.seats).joinedload(Seat.user).selectinload(User.addresses)])
+    board = session.scalars(_LOCKED_BOARD, {"id": board_id}).unique().one_or_none()
     if user is None or board is None:
         raise CommandError(_FAILURES[Failure.REVOKED])
     remember_board(session, board, locked=True)

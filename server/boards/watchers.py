@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session, joinedload
 
 from server.store.model import Board, GameFollow, Subscription, User
+
+#: A board's subscriptions and its game's follows, each with its user: built once (issue 25).
+_SUBSCRIPTIONS = (select(Subscription).where(Subscription.board_id == bindparam("board"))
+                  .options(joinedload(Subscription.user)))
+_GAME_FOLLOWS = select(GameFollow).where(GameFollow.game == bindparam("game")).options(joinedload(GameFollow.user))
 
 
 def board_followers(session: Session, board: Board) -> dict[str, list[User]]:
@@ -19,11 +24,9 @@ def board_followers(session: Session, board: Board) -> dict[str, list[User]]:
     seated = {s.user_id for s in board.seats}
     found: dict[str, dict[int, User]] = {"watch": {}, "notify": {}}
     follows: list[tuple[str, User]] = [
-        (sub.kind, sub.user) for sub in session.scalars(
-            select(Subscription).where(Subscription.board_id == board.id).options(joinedload(Subscription.user)))]
-    follows += [(f.kind, f.user) for f in session.scalars(
-        select(GameFollow).where(GameFollow.game == board.game).options(joinedload(GameFollow.user)))
-        if f.kind != "watch" or f.created_at <= board.created_at]
+        (sub.kind, sub.user) for sub in session.scalars(_SUBSCRIPTIONS, {"board": board.id})]
+    follows += [(f.kind, f.user) for f in session.scalars(_GAME_FOLLOWS, {"game": board.game})
+                if f.kind != "watch" or f.created_at <= board.created_at]
     for kind, user in follows:
         if kind in found and user.id not in seated and user.active:
             found[kind].setdefault(user.id, user)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from email.message import Message
 
+from server.mail.headers import field
+
 #: Subjects of vacation replies, in the languages players write in.
 _SUBJECT = re.compile(
     r"^\s*(out of (the )?office|automatic reply|auto(matic)?[- ]?(reply|response)|autoreply|auto:|"
@@ -26,11 +28,7 @@ _SUBJECT = re.compile(
 
 
 def _get(msg: Message, name: str) -> str:
-    try:
-        value = msg.get(name)
-    except Exception:
-        return ""
-    return "" if value is None else str(value).strip()
+    return field(msg, name).strip()
 
 
 def autoresponder_reason(msg: Message) -> str | None:

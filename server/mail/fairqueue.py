@@ -37,6 +37,19 @@ _WAITING = (select(Inbound.id)
                    or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < bindparam("now")),
                    Inbound.known == bindparam("known"))
             .limit(1))
+#: Each waiting sender's oldest claimable message in a tier, oldest first (built once, as the next two).
+_HEADS = (select(Inbound.sender, func.min(Inbound.id))
+          .where(Inbound.status == "new",
+                 or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < bindparam("now")),
+                 Inbound.known == bindparam("known"))
+          .group_by(Inbound.sender)
+          .order_by(func.min(Inbound.id))
+          .limit(bindparam("heads")))
+#: One message, locked, if still claimable (another worker may have taken it meanwhile).
+_TAKE = (select(Inbound)
+         .where(Inbound.id == bindparam("id"), Inbound.status == "new",
+                or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < bindparam("now")))
+         .with_for_update(skip_locked=True))
 
 
 class TokenBucket:
@@ -73,9 +86,6 @@ class FairQueue:
         self.served: dict[str, int] = {}
         self.strangers = TokenBucket(unknown_per_minute)
 
-    def claimable(self, now: datetime):  # type: ignore[no-untyped-def]
-        return (Inbound.status == "new", or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < now))
-
     def waiting(self, conn: Connection, now: datetime) -> bool:
         """Whether ``pick`` could take anything now (a read: see Database.peek)."""
         for known in (True, False):
@@ -101,19 +111,11 @@ class FairQueue:
         return None
 
     def _pick_tier(self, session: Session, now: datetime, known: bool) -> Inbound | None:
-        heads = session.execute(
-            select(Inbound.sender, func.min(Inbound.id))
-            .where(*self.claimable(now), Inbound.known.is_(known))
-            .group_by(Inbound.sender)
-            .order_by(func.min(Inbound.id))
-            .limit(self.MAX_HEADS)
-        ).all()
+        heads = session.execute(_HEADS, {"now": now, "known": known, "heads": self.MAX_HEADS}).all()
         # Senders served longest ago (or never) first; among those, the oldest mail.
         order = sorted(heads, key=lambda h: (self.served.get(h[0], -1), h[1]))
         for _, row_id in order[:20]:
-            row = session.scalars(
-                select(Inbound).where(Inbound.id == row_id, *self.claimable(now)).with_for_update(skip_locked=True)
-            ).first()
+            row = session.scalars(_TAKE, {"id": row_id, "now": now}).first()
             if row is not None:
                 return row
         return None

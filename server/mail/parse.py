@@ -21,6 +21,7 @@ from html.parser import HTMLParser
 
 from server.mail.autoreply import autoresponder_reason
 from server.mail.guards import header_fields, header_problem
+from server.mail.headers import field as decoded_field
 from server.mail.mailtext import MAX_LINE, command_lines, comment_text, decode_flowed
 
 #: Multipart containers (``boundary=`` parameters) beyond which the body is not parsed.
@@ -173,20 +174,22 @@ def html_to_text(html: str) -> str:
 
 
 def _part_text(part: Message) -> str:
-    try:
-        content = part.get_content()  # type: ignore[attr-defined]
-        if isinstance(content, bytes):
-            content = content.decode("utf-8", "replace")
-        return str(content)
-    except Exception:
-        payload = part.get_payload(decode=True)
-        if isinstance(payload, bytes):
-            charset = part.get_content_charset() or "utf-8"
-            try:
-                return payload.decode(charset, "replace")
-            except LookupError:
-                return payload.decode("utf-8", "replace")
+    """A leaf part's text: its payload decoded (transfer encoding, then charset).
+
+    A text part in its declared charset, bad bytes replaced; with no
+    charset declared, or one Python does not know, as UTF-8 (what nearly
+    every client sends today); other parts as UTF-8.
+    """
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
         return payload if isinstance(payload, str) else ""
+    if part.get_content_maintype() == "text":
+        charset = part.get_content_charset() or "utf-8"
+        try:
+            return payload.decode(charset, "replace")
+        except LookupError:
+            pass
+    return payload.decode("utf-8", "replace")
 
 
 def _plain_text(part: Message) -> str:
@@ -234,20 +237,8 @@ def attached_text(msg: Message) -> str | None:
 
 
 def _header(msg: Message, name: str) -> str:
-    """The field's decoded value, "" when absent or unreadable; each field is decoded once a message.
-
-    ``policy.default`` builds a header object on every ``get``, and a
-    reply's parse asked for some fields two or three times (issue 25).
-    """
-    seen: dict[str, str] = msg.__dict__.setdefault("_pbmserv_fields", {})
-    key = name.lower()
-    if key not in seen:
-        try:
-            value = msg.get(name)
-        except Exception:
-            value = None
-        seen[key] = "" if value is None else str(value)
-    return seen[key]
+    """The field's decoded value, "" when absent or unreadable (server/mail/headers.py)."""
+    return decoded_field(msg, name)
 
 
 def mailable(address: str) -> bool:
@@ -338,11 +329,11 @@ def read_message(raw: bytes, problems: list[str]) -> Message:
         # one long field do not count.
         problems.append(TOO_MANY_HEADERS)
         raw = b"".join(fields[:MAX_HEADER_FIELDS]) + sep + body
-    for pol in (policy.default, policy.compat32):  # policy.default can raise on very broken headers
-        try:
-            return BytesParser(policy=pol).parsebytes(raw, headersonly=headers_only)
-        except Exception as exc:
-            problems.append(f"unreadable message: {type(exc).__name__}")
+    try:
+        # compat32: fields stay raw text until read (server/mail/headers.py decodes those read).
+        return BytesParser(policy=policy.compat32).parsebytes(raw, headersonly=headers_only)
+    except Exception as exc:
+        problems.append(f"unreadable message: {type(exc).__name__}")
     return Message()
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -65,13 +65,24 @@ def short_for_stranger(body: str) -> str:
     return body if len(body) <= STRANGER_CHARS else body[:STRANGER_CHARS] + STRANGER_NOTE
 
 
+def _upsert(insert):  # type: ignore[no-untyped-def]
+    table = ReplyQuota.__table__
+    return (insert(table)
+            .values(address=bindparam("address"), day=bindparam("day"), count=bindparam("amount"))
+            .on_conflict_do_update(index_elements=["address", "day"],
+                                   set_={"count": table.c.count + bindparam("amount")})
+            .returning(table.c.count))  # RETURNING: SQLite >= 3.35, PostgreSQL
+
+
+#: The count's upsert per dialect, built once: two run for every board mail (a statement
+#: built per call cost more than running it: issue 25).
+_COUNT = {"postgresql": _upsert(pg_insert), "sqlite": _upsert(sqlite_insert)}
+
+
 def _count_one(session: Session, address: str, day: date, amount: int = 1) -> int:
     """Add ``amount`` to the day's count for ``address``; the new count (one statement, race-free)."""
-    table = ReplyQuota.__table__
-    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    stmt = insert(table).values(address=address, day=day, count=amount)
-    stmt = stmt.on_conflict_do_update(index_elements=["address", "day"], set_={"count": table.c.count + amount})
-    return session.scalar(stmt.returning(table.c.count)) or 0  # RETURNING: SQLite >= 3.35, PostgreSQL
+    stmt = _COUNT[session.get_bind().dialect.name]
+    return session.scalar(stmt, {"address": address, "day": day, "amount": amount}) or 0
 
 
 #: Players one account may reach by ``message`` and ``chat`` in a day ...

@@ -22,7 +22,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -137,6 +137,13 @@ def error_references(settings: Settings, words: list[str], exc: Exception) -> li
 
 #: What a mail with no command line at all is told (in full: templates/no_command.txt).
 NO_COMMAND = "Your mail held no command."
+
+
+#: An earlier copy of the message (same dedupe key) not shunted: built once, asked for every mail.
+_EARLIER_COPY = (select(Inbound.id)
+                 .where(Inbound.dedupe_key == bindparam("key"), Inbound.id < bindparam("id"),
+                        Inbound.status != "shunted")
+                 .limit(1))
 
 
 class Worker:
@@ -288,7 +295,6 @@ class Worker:
         None when it is not answered, commands done) so the caller applies
         the rest of a multi-command mail.
         """
-        now = utcnow()
         row = self._claim(session) if inbound_id is None else session.get(Inbound, inbound_id, with_for_update=True)
         if row is None or row.status != "new":
             return None
@@ -296,11 +302,11 @@ class Worker:
         self._mark_inflight(row.id)
         if self.on_claim is not None:
             self.on_claim(row.id)
-        # Only a hint now (the row lock and commands_done are what keep a
-        # command from running twice): a crashed worker's message waits out
-        # the lease instead of being retried at once by everyone.
-        row.claimed_by = self.name
-        row.claimed_until = now + timedelta(seconds=self.settings.lease_seconds)
+        # The row is marked with the worker's name, and its lease set, only
+        # as the transaction ends (``_step``, ``_finish_quietly``): marked
+        # now, the mark cost an UPDATE of its own before the first query,
+        # and within the claiming transaction the row lock (PostgreSQL) or
+        # the write lock (SQLite) already keeps every other worker off it.
         if row.commands_done == 0 and self._is_duplicate(session, row.id, row.dedupe_key):
             reason = f"same Message-ID, sender and content as an earlier one ({row.dedupe_key[:40]})"
             log.info("inbound %d from %r dropped as a duplicate: %s", row.id, row.mail_from, reason)
@@ -351,15 +357,10 @@ class Worker:
 
     @staticmethod
     def _is_duplicate(session: Session, inbound_id: int, key: str) -> bool:
-        earlier = session.scalars(
-            select(Inbound.id).where(
-                Inbound.dedupe_key == key, Inbound.id < inbound_id, Inbound.status != "shunted"
-            ).limit(1)
-        ).first()
-        return earlier is not None
+        return session.execute(_EARLIER_COPY, {"key": key, "id": inbound_id}).first() is not None
 
-    @staticmethod
-    def _finish_quietly(row: Inbound, status: str, reason: str | None) -> None:
+    def _finish_quietly(self, row: Inbound, status: str, reason: str | None) -> None:
+        row.claimed_by = self.name
         slim(row)
         row.status = status
         row.error = reason
@@ -396,7 +397,13 @@ class Worker:
                                   **({"attachments": [list(a) for a in result[1].attachments]}
                                      if result[1].attachments else {})}]
         row.commands_done = index + 1
+        row.claimed_by = self.name
         last = index + 1 >= max(1, len(parsed.commands))
+        if not last:
+            # Only a hint (the row lock and commands_done are what keep a
+            # command from running twice): a crashed worker's message waits
+            # out the lease before its next command is taken by another.
+            row.claimed_until = utcnow() + timedelta(seconds=self.settings.lease_seconds)
         if not parsed.multiple or not parsed.commands:  # a mail with no command: its own plain answer
             if result[2]:
                 queue(session, self.settings, result[2])

@@ -397,7 +397,8 @@ def test_message_id_is_kept_only_when_it_is_one(header: str, expected: str) -> N
 def test_a_content_type_the_modern_parser_chokes_on_still_gives_its_body() -> None:
     """A parameter cut short (``format*`` with no value) makes CPython's policy.default parser raise.
 
-    The reader falls back to the compat32 parser; the part then has no charset,
+    The reader parses with compat32 (fields raw until read, server/mail/headers.py),
+    so nothing raises and nothing is reported; the part then has no charset,
     and its bytes are read as UTF-8 (what nearly every client sends today).
     """
     raw = (b"From: alice@example.org\r\nTo: pbmserv@games.test\r\nSubject: multiple\r\nMIME-Version: 1.0\r\n"
@@ -406,7 +407,7 @@ def test_a_content_type_the_modern_parser_chokes_on_still_gives_its_body() -> No
         BytesParser(policy=policy.default).parsebytes(raw)
     parsed = parse_message(raw, "alice@example.org", OWN)
     assert parsed.commands == ["help", "signup j\u00f6rg geheim"]
-    assert parsed.problems == ["unreadable message: IndexError"]
+    assert parsed.problems == []
 
 
 @pytest.mark.parametrize("params", ["charset=us-ascii", "charset=us-ascii; format*"], ids=["parsed", "fallback"])
@@ -486,7 +487,7 @@ def test_an_unreadable_from_does_not_make_the_reader_raise() -> None:
     parsed = parse_message(raw, "alice@example.org", OWN)
     assert parsed.from_address == "" and parsed.reply_to == "alice@example.org"
     assert parsed.commands == ["help"] and parsed.no_reply_reason is None
-    assert parsed.problems == ["unreadable message: IndexError"]
+    assert parsed.problems == []  # compat32 reads the structure; only the From is unreadable
 
 
 def test_a_mail_whose_headers_are_not_read_has_nobody_to_answer() -> None:
