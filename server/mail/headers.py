@@ -25,7 +25,9 @@ def field(msg: Message, name: str) -> str:
     key = name.lower()
     if key not in seen:
         try:
-            raw = msg.get(name)
+            # The stored text itself: compat32's own ``get`` wraps a field with 8-bit
+            # bytes in a Header object, which policy.default cannot take.
+            raw = next((v for k, v in msg.raw_items() if k.lower() == key), None)
             value = None if raw is None else policy.default.header_fetch_parse(name, raw)
         except Exception:
             value = None
