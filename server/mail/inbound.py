@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from email.utils import parseaddr
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import Session
 
 from server.core.config import Settings
@@ -125,12 +125,25 @@ def stranger_bytes_last_hour(session: Session, now) -> int:  # type: ignore[no-u
                               .where(Inbound.known.is_(False), Inbound.received_at >= now - timedelta(hours=1))) or 0)
 
 
-def _hour_counts(session: Session, column, values: set[str], now) -> dict[str, int]:  # type: ignore[no-untyped-def]
+def _counts_by(column):  # type: ignore[no-untyped-def]
+    return (select(column, func.count())
+            .where(column.in_(bindparam("values", expanding=True)), Inbound.received_at >= bindparam("since"))
+            .group_by(column))
+
+
+#: The listener's statements, built once: they run for every message stored (issue 25).
+_HOUR_COUNTS = {"mail_from": _counts_by(Inbound.mail_from), "sender": _counts_by(Inbound.sender)}
+_STRANGERS_WAITING = (select(func.count()).select_from(Inbound)
+                      .where(Inbound.status == "new", Inbound.known.is_(False)))
+_INSERT_INBOUND = insert(Inbound.__table__).returning(Inbound.__table__.c.id, sort_by_parameter_order=True)
+
+
+def _hour_counts(session: Session, column: str, values: set[str], now) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """Messages stored in the hour before ``now`` per value of ``column`` (mail_from or sender)."""
     if not values:
         return {}
-    return dict(session.execute(  # type: ignore[arg-type]
-        select(column, func.count()).where(column.in_(values), Inbound.received_at >= now - timedelta(hours=1))
-        .group_by(column)).all())
+    return dict(session.execute(_HOUR_COUNTS[column],  # type: ignore[arg-type]
+                                {"values": sorted(values), "since": now - timedelta(hours=1)}).all())
 
 
 @dataclass
@@ -160,11 +173,10 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
         now = utcnow()
         keys = [queue_key(session, settings, s, a.rcpt_to) for a, s in zip(arrivals, from_addresses, strict=True)]
         senders = [key for _, key in keys]
-        by_envelope = _hour_counts(session, Inbound.mail_from, {a.mail_from for a in arrivals if a.mail_from},
+        by_envelope = _hour_counts(session, "mail_from", {a.mail_from for a in arrivals if a.mail_from},
                                    now) if rate_limit else {}
-        by_from = _hour_counts(session, Inbound.sender, {s for s in senders if s}, now) if rate_limit else {}
-        waiting = session.scalar(select(func.count()).select_from(Inbound).where(
-            Inbound.status == "new", Inbound.known.is_(False))) if unknown_backlog else 0
+        by_from = _hour_counts(session, "sender", {s for s in senders if s}, now) if rate_limit else {}
+        waiting = session.scalar(_STRANGERS_WAITING) if unknown_backlog else 0
         byte_cap = settings.stranger_bytes_per_hour if settings is not None else 0
         stranger_bytes = stranger_bytes_last_hour(session, now) if byte_cap and not all(k for k, _ in keys) else 0
         outcome: list[int | RateLimited] = []
@@ -200,7 +212,7 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
         if not rows:
             return outcome
         # One multi-row INSERT (Core, no ORM unit of work): ids in the order given.
-        ids = list(session.scalars(insert(Inbound).returning(Inbound.id, sort_by_parameter_order=True), rows))
+        ids = list(session.execute(_INSERT_INBOUND, rows).scalars())
         return [ids[o] if isinstance(o, int) else o for o in outcome]
 
     return db.run(work, durable=True)

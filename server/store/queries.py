@@ -8,7 +8,7 @@ the store, below both.
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from server.store.model import Address, Board, User
@@ -17,6 +17,12 @@ from server.store.model import Address, Board, User
 _BOARDS = "pbmserv_boards"
 #: session.info key: {lowered address: user} of the confirmed addresses this transaction has loaded.
 _OWNERS = "pbmserv_owners"
+
+
+_ANY_OWNER = (select(User).join(Address)
+              .where(func.lower(Address.address) == bindparam("address"), Address.confirmed))
+#: owner_of's statement by ``active_only``, built once: the listener asks it for every message.
+_OWNER = {False: _ANY_OWNER.limit(1), True: _ANY_OWNER.where(User.active).limit(1)}
 
 
 def owner_of(session: Session, address: str, active_only: bool = True) -> User | None:
@@ -31,8 +37,7 @@ def owner_of(session: Session, address: str, active_only: bool = True) -> User |
     if known is not None and known in session and (known.active or not active_only):
         return known
     # The user itself, in one statement (selecting the Address loaded its user with a second one).
-    query = select(User).join(Address).where(func.lower(Address.address) == address.lower(), Address.confirmed)
-    return session.scalars((query.where(User.active) if active_only else query).limit(1)).first()
+    return session.scalars(_OWNER[active_only], {"address": address.lower()}).first()
 
 
 def remember_board(session: Session, board: Board, locked: bool) -> None:
