@@ -123,6 +123,22 @@ _DUE = (select(Outbox.id)
         .where(Outbox.status == "pending", Outbox.next_attempt <= bindparam("now"),
                or_(Outbox.claimed_until.is_(None), Outbox.claimed_until < bindparam("now")))
         .limit(1))
+#: The claim's statements and the "sent" mark, built once (issue 25): a batch per move.
+_CLAIMABLE = {stranger: (select(Outbox.id, Outbox.envelope_from, Outbox.recipients, Outbox.message, Outbox.tries,
+                                Outbox.pictures, Outbox.stranger)
+                         .where(Outbox.status == "pending",
+                                Outbox.stranger.is_(stranger),
+                                Outbox.next_attempt <= bindparam("now"),
+                                or_(Outbox.claimed_until.is_(None), Outbox.claimed_until < bindparam("now")))
+                         .order_by(Outbox.id)
+                         .limit(bindparam("limit"))
+                         .with_for_update(skip_locked=True))
+              for stranger in (False, True)}
+_CLAIM = (update(Outbox.__table__).where(Outbox.__table__.c.id.in_(bindparam("ids", expanding=True)))
+          .values(claimed_by=bindparam("name"), claimed_until=bindparam("until")))
+_SENT = (update(Outbox.__table__).where(Outbox.__table__.c.id.in_(bindparam("ids", expanding=True)))
+         .values(status="sent", tries=Outbox.__table__.c.tries + 1, last_error=None, claimed_until=None,
+                 sent_at=bindparam("now")))
 
 
 class Deliverer:
@@ -154,28 +170,13 @@ class Deliverer:
                     continue
                 if len(rows) >= limit:
                     break
-                rows += session.execute(
-                    select(Outbox.id, Outbox.envelope_from, Outbox.recipients, Outbox.message, Outbox.tries,
-                           Outbox.pictures, Outbox.stranger)
-                    .where(
-                        Outbox.status == "pending",
-                        Outbox.stranger.is_(stranger),
-                        Outbox.next_attempt <= now,
-                        or_(Outbox.claimed_until.is_(None), Outbox.claimed_until < now),
-                    )
-                    .order_by(Outbox.id)
-                    .limit(min(limit - len(rows), room))
-                    .with_for_update(skip_locked=True)
-                ).all()
+                rows += session.execute(_CLAIMABLE[stranger],
+                                        {"now": now, "limit": min(limit - len(rows), room)}).all()
             if rows:
                 self._room = (self._room[0] - sum(not r.stranger for r in rows),
                               self._room[1] - sum(bool(r.stranger) for r in rows))
-                session.execute(
-                    update(Outbox).where(Outbox.id.in_([r.id for r in rows]))
-                    .values(claimed_by=self.name,
-                            claimed_until=now + timedelta(seconds=self.settings.delivery_lease_seconds))
-                    .execution_options(synchronize_session=False)
-                )
+                session.execute(_CLAIM, {"ids": [r.id for r in rows], "name": self.name,
+                                         "until": now + timedelta(seconds=self.settings.delivery_lease_seconds)})
             return [Job(r.id, r.envelope_from, list(r.recipients), r.message, r.tries, r.pictures) for r in rows]
 
         return self.db.run(work)
@@ -292,11 +293,7 @@ class Deliverer:
             return
 
         def work(session: Session) -> None:
-            session.execute(
-                update(Outbox).where(Outbox.id.in_(row_ids))
-                .values(status="sent", tries=Outbox.tries + 1, last_error=None, claimed_until=None, sent_at=utcnow())
-                .execution_options(synchronize_session=False)
-            )
+            session.execute(_SENT, {"ids": list(row_ids), "now": utcnow()})
 
         self.db.run(work)
 
