@@ -24,7 +24,9 @@ the whole drawing at twice its size, reducing, quantizing and encoding cost
   (``_LAID``): the next position's starts from it and looks only at the
   tiles that a shape new to the drawing or gone from it reaches (games hand
   the same objects again for what did not change), so a picture costs what
-  its move changed, not what it shows.
+  its move changed, not what it shows.  Off a board's own squares (TriMac)
+  such a tile is painted again only inside the box of what came or went
+  (``_repaint``): a ring is a quarter of each of the tiles it crosses.
 * A line of text over plain background (the status line, the legend: they
   change with every move and cross a dozen tiles) is copied in after the
   tiles instead (``_Overlay``), painted alone at twice the size and reduced.
@@ -36,18 +38,24 @@ the whole drawing at twice its size, reducing, quantizing and encoding cost
   is put together by copying arrays, never quantized: its palette is the
   exact set of its colours, band by band, tile by tile, each tile's in a
   fixed order, so one changed square seldom moves the palette index of a
-  colour elsewhere.  (Past 256 colours: an octree palette, the old way.)
-* Each row of tiles (a band) is mapped to palette indices and deflated on its
-  own and kept (``_STREAMS``, keyed by the band and its indices); the PNG's
-  IDAT is the bands' streams one after another, so a move re-encodes only
-  the bands it changed.  Deflate is ISA-L's (``isal``): level 1 is 3-8x
-  faster than zlib's on these pictures and the files come out smaller.
+  colour elsewhere.  Where the view has fixed palette slots
+  (``palettes.SLOTS``, written by tools/picture_palettes.py for TriMac, whose
+  226-250 colours come and go by ~14 a move) a colour takes its slot, so a
+  move renumbers no colour of a band it did not change.  (Past 256 colours:
+  an octree palette, the old way.)
+* Each row of tiles, cut again where a line of text starts and ends (a band),
+  is mapped to palette indices and deflated on its own and kept
+  (``_STREAMS``, keyed by the band and its indices); the PNG's IDAT is the
+  bands' streams one after another, so a move re-encodes only the bands it
+  changed, and the status and legend lines only their own rows.  Deflate is
+  ISA-L's (``isal``): level 1 is 3-8x faster than zlib's on these pictures
+  and the files come out smaller.
 
 Because every tile, overlay and band is a pure function of its key (and
 the colour ids, which are the process's history, never reach the PNG but
-through a palette ordered by colour), the PNG is the same bytes whichever
-positions this process drew before: a mail drawn again after a crash is
-identical.  The caches change how much is painted, never what.
+through a palette ordered by colour or by fixed slots), the PNG is the same
+bytes whichever positions this process drew before: a mail drawn again after
+a crash is identical.  The caches change how much is painted, never what.
 """
 
 from __future__ import annotations
@@ -71,6 +79,7 @@ from isal import isal_zlib
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
 from games.drawing import Circle, Drawing, Line, Polygon, Rect, Shape, Text
+from server.pictures.palettes import SLOTS
 
 SUPERSAMPLE = 2
 #: Palette size where a picture has more than 256 colours (the old octree path).
@@ -297,7 +306,10 @@ def _to_png(drawing: Drawing) -> bytes:
     if len(order) > 256:
         return _encode(_rgb_image(bands))
     lut = np.zeros(len(_REGISTRY.rgb), dtype=np.uint8)
-    lut[order] = np.arange(len(order), dtype=np.uint8)
+    palette = _fixed_palette(drawing.base_key, order, lut)
+    if palette is None:
+        lut[order] = np.arange(len(order), dtype=np.uint8)
+        palette = _REGISTRY.keys.take(order).view(np.uint8).reshape(-1, 4)[:, :3].tobytes()  # R, G, B of each
     lut[_FILTER] = 0
     adler, streams = 1, []
     for _, band in bands:
@@ -313,9 +325,57 @@ def _to_png(drawing: Drawing) -> bytes:
     # zlib header, the bands' deflate blocks, an empty final block, the Adler-32 of all rows.
     idat = b"\x78\x01" + b"".join(streams) + b"\x03\x00" + adler.to_bytes(4, "big")
     header = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 3, 0, 0, 0])
-    palette = _REGISTRY.keys.take(order).view(np.uint8).reshape(-1, 4)[:, :3].tobytes()  # R, G, B of each
     return b"".join([b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", header), _chunk(b"PLTE", palette),
                      _chunk(b"IDAT", idat), _chunk(b"IEND", b"")])
+
+
+@cache
+def _slot_table(base_key: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The fixed slots of ``base_key``'s pictures (``palettes.SLOTS``): their colours' keys sorted, the
+    slot of each, and every slot's R, G, B (256 rows; a slot past the table's end is black)."""
+    listed = SLOTS.get(base_key)
+    if not listed:
+        return None
+    rgb = [int(word, 16) for word in listed.split()][:256]
+    keys = np.array([(c >> 16) | (c & 0xFF00) | ((c & 0xFF) << 16) for c in rgb], dtype="<u4")  # as _Colours'
+    by_key = np.argsort(keys, kind="stable")
+    table = np.zeros((256, 3), dtype=np.uint8)
+    table[:len(rgb)] = [((c >> 16) & 255, (c >> 8) & 255, c & 255) for c in rgb]
+    return keys[by_key], by_key.astype(np.uint8), table
+
+
+def _fixed_palette(base_key: str, order: list[int], lut: np.ndarray) -> bytes | None:
+    """The picture's palette from its view's fixed slots, its indices written into ``lut``; None where
+    the view has no slots or its colours do not fit in them (then the colours' own order is used).
+
+    Why: ordered by where each colour first appears, a TriMac move (~14 of its 226-250 colours come
+    or go) renumbered the colours of bands it did not change, and each was mapped and deflated again.
+    A colour with a slot always has that index; the colours without one take the free slots in the
+    order of their values.  Both depend on the picture's colours alone (the slots are data, not what
+    this process drew before), so the bytes stay a pure function of the position and view.  Slots
+    whose colour the picture lacks keep their table colour in the PLTE (no pixel uses them)."""
+    table = _slot_table(base_key)
+    if table is None:
+        return None
+    keys_sorted, slot_of, rgb = table
+    ids = np.array(order, dtype=np.intp)
+    keys = _REGISTRY.keys.take(ids)
+    at = np.searchsorted(keys_sorted, keys).clip(max=len(keys_sorted) - 1)
+    hit = keys_sorted.take(at) == keys
+    taken = slot_of.take(at[hit])
+    used = np.zeros(256, dtype=bool)
+    used[taken] = True
+    rest, rest_keys = ids[~hit], keys[~hit]
+    by_value = np.argsort(rest_keys, kind="stable")
+    free = np.flatnonzero(~used)[:len(rest)]
+    if len(free) < len(rest):
+        return None
+    lut[ids[hit]] = taken
+    lut[rest.take(by_value)] = free
+    colours = rgb.copy()
+    colours[free] = rest_keys.take(by_value).view(np.uint8).reshape(-1, 4)[:, :3]
+    end = int(max(taken.max(initial=0), free.max(initial=0))) + 1
+    return colours[:end].tobytes()
 
 
 def to_image(drawing: Drawing) -> Image.Image:
@@ -342,31 +402,43 @@ def _adler_combine(first: int, second: int, length: int) -> int:
 
 
 def _bands(drawing: Drawing) -> list[tuple[tuple, _Band]]:
-    """Each band of the picture (a row of tiles) with its key: colour ids, the filter column first."""
+    """Each band of the picture with its key: colour ids, the filter column first.
+
+    A band is a row of tiles, cut again where a text overlay starts or ends: the status and legend
+    lines change with every move, and a band of their own rows alone (about 20) is what is put
+    together and deflated again, where the two or three whole rows of tiles they cross were.  The
+    cuts follow from the layout, so a band is still a pure function of its key."""
     width = drawing.width
     grid, tiles, overlays = _layout(drawing)
     cols = len(grid.xs) - 1
     background = _background_id(drawing.background)
-    out = []
-    # A row whose tiles and overlays are the very objects of the last picture of this size is that band.
+    out: list[tuple[tuple, _Band]] = []
+    # A row whose tiles and overlays are the very objects of the last picture of this size is its bands.
     last = _ROWS.get((width, drawing.height, background, grid))
-    rows: list[tuple[list[_Patch | None], list[_Overlay], tuple, _Band]] = []
+    rows: list[tuple[list[_Patch | None], list[_Overlay], list[tuple[tuple, _Band]]]] = []
     for row in range(len(grid.ys) - 1):
         top, bottom = grid.ys[row], grid.ys[row + 1]
-        here = [o for o in overlays if o.y < bottom and o.y + o.patch.ids.shape[0] > top]
+        crossing = [o for o in overlays if o.y < bottom and o.y + o.patch.ids.shape[0] > top]
         mine = tiles[row * cols:(row + 1) * cols]
-        if last is not None and all(map(operator.is_, mine, last[row][0])) and len(here) == len(last[row][1]) \
-                and all(map(operator.is_, here, last[row][1])):
-            key, band = last[row][2], last[row][3]
+        if last is not None and all(map(operator.is_, mine, last[row][0])) \
+                and len(crossing) == len(last[row][1]) and all(map(operator.is_, crossing, last[row][1])):
+            parts = last[row][2]
         else:
-            key = (width, top, bottom, background, grid.xs, tuple(t.serial if t else 0 for t in mine),
-                   tuple(o.key for o in here))
-            band = _BANDS.get(key)  # type: ignore[assignment]
-            if band is None:
-                band = _assemble(grid, top, bottom, background, mine, here)
-                _remember(_BANDS, key, band, BAND_CACHE)
-        rows.append((mine, here, key, band))
-        out.append((key, band))
+            serials = tuple(t.serial if t else 0 for t in mine)
+            cuts = sorted({top, bottom}.union(*((o.y, o.y + o.patch.ids.shape[0]) for o in crossing)))
+            parts = []
+            for a, b in zip(cuts, cuts[1:], strict=False):
+                if a < top or b > bottom:
+                    continue
+                here = [o for o in crossing if o.y < b and o.y + o.patch.ids.shape[0] > a]
+                key = (width, a, b, background, grid.xs, serials, tuple(o.key for o in here))
+                band = _BANDS.get(key)
+                if band is None:
+                    band = _assemble(grid, top, a, b, background, mine, here)
+                    _remember(_BANDS, key, band, BAND_CACHE)
+                parts.append((key, band))
+        rows.append((mine, crossing, parts))
+        out.extend(parts)
     _remember(_ROWS, (width, drawing.height, background, grid), rows, 64)
     return out
 
@@ -378,10 +450,12 @@ def _background_id(colour: str) -> int:
     return got
 
 
-def _assemble(grid: _Grid, top: int, bottom: int, background: int, tiles: list[_Patch | None],
+def _assemble(grid: _Grid, row_top: int, top: int, bottom: int, background: int, tiles: list[_Patch | None],
               overlays: list[_Overlay]) -> _Band:
-    """A band from its tiles and the overlays crossing it; its colours tile by tile."""
+    """Rows ``top`` to ``bottom`` of the row of tiles starting at ``row_top``, with the overlays crossing
+    them; its colours tile by tile (a tile's all, whichever of its rows the band holds)."""
     width, height = grid.xs[-1], bottom - top
+    first, last = top - row_top, bottom - row_top
     colours: list[int] = []
     parts = [_plain(height, 1, _FILTER)]
     for c, tile in enumerate(tiles):
@@ -390,7 +464,7 @@ def _assemble(grid: _Grid, top: int, bottom: int, background: int, tiles: list[_
             parts.append(_plain(height, grid.xs[c + 1] - grid.xs[c], background))
         else:
             colours.extend(tile.colours)
-            parts.append(tile.ids)
+            parts.append(tile.ids[first:last])
     ids = np.concatenate(parts, axis=1)  # one copy for the band, where a slice per tile was a fifth of it
     for o in overlays:
         h, w = o.patch.ids.shape
@@ -411,12 +485,17 @@ def _plain(height: int, width: int, colour: int) -> np.ndarray:
     return block
 
 
+def _ids(img: Image.Image) -> np.ndarray:
+    """An RGB image as colour ids (rows of columns)."""
+    keys = np.frombuffer(img.tobytes("raw", "RGBX"), dtype="<u4") & 0xFFFFFF
+    return _REGISTRY.ids(keys).reshape(img.height, img.width)
+
+
 def _patch(img: Image.Image) -> _Patch:
     """An RGB image as colour ids, and its colours in the order of their values."""
-    keys = np.frombuffer(img.tobytes("raw", "RGBX"), dtype="<u4") & 0xFFFFFF
-    ids = _REGISTRY.ids(keys)
-    present = np.flatnonzero(np.bincount(ids))
-    return _Patch(ids.reshape(img.height, img.width), tuple(_REGISTRY.by_value(present).tolist()), next(_SERIALS))
+    ids = _ids(img)
+    present = np.flatnonzero(np.bincount(ids.ravel()))
+    return _Patch(ids, tuple(_REGISTRY.by_value(present).tolist()), next(_SERIALS))
 
 
 @lru_cache(maxsize=64)
@@ -580,6 +659,7 @@ def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _La
     # or stopped being.
     lone = {i: s for i, s in prev.lone.items() if i not in removed}
     repaint: set[int] = set()
+    whole: set[int] = set()
     wide = {id(info[0]): info for t in dirty for info in near[t] if info[5]}  # each text looked at once
     for i, info in wide.items():
         alone = _alone(info, near, base)
@@ -590,15 +670,34 @@ def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _La
                 del lone[i]
             if i not in added:
                 repaint.update(info[4])
+                whole.update(info[4])
     for info in fresh:
         if id(info[0]) not in lone:
             repaint.update(info[4])
     for info in gone:
         if id(info[0]) not in prev.lone:
             repaint.update(info[4])
+    # Where in a tile the shapes that came or went (not lone) may paint: off a board's own squares, a
+    # tile painted before is painted again there only (a ring's box is a quarter of the tiles it crosses).
+    # A tile a text turning lone or not changed is painted whole.
+    boxes: dict[int, list[float]] = {}
+    if not base.aligned:
+        for info in itertools.chain((f for f in fresh if id(f[0]) not in lone),
+                                    (f for f in gone if id(f[0]) not in prev.lone)):
+            e = info[2]
+            for t in info[4]:
+                box = boxes.get(t)
+                if box is None:
+                    boxes[t] = list(e)
+                else:
+                    box[0], box[1], box[2], box[3] = min(box[0], e[0]), min(box[1], e[1]), max(box[2], e[2]), \
+                        max(box[3], e[3])
+        for t in whole:
+            boxes.pop(t, None)
     tiles = list(prev.tiles)
     for t in repaint:
-        tiles[t] = _tile_of(background, base, t, [f for f in near[t] if id(f[0]) not in lone])
+        tiles[t] = _tile_of(background, base, t, [f for f in near[t] if id(f[0]) not in lone], prev.tiles[t],
+                            boxes.get(t))
     overlays = [_overlay(s, background) for s in sorted(lone.values(), key=lambda s: pos[id(s)])]
     return _Laid(others, ids, pos, near, lone, tiles, overlays)
 
@@ -620,16 +719,58 @@ def _alone(info: _SHAPE, near: list[list[_SHAPE]], base: _Base) -> bool:
     return True
 
 
-def _tile_of(background: str, base: _Base, t: int, infos: list[_SHAPE]) -> _Patch | None:
-    """Tile ``t`` with those other shapes over its fixed ones (None: plain background), kept by key."""
+def _tile_of(background: str, base: _Base, t: int, infos: list[_SHAPE], before: _Patch | None = None,
+             box: list[float] | None = None) -> _Patch | None:
+    """Tile ``t`` with those other shapes over its fixed ones (None: plain background), kept by key.
+
+    ``before``: the tile as it was, where only shapes whose extents are within ``box`` came or went since
+    (``_step``); then only that part of it is painted again (``_repaint``)."""
     if not infos and not base.indexes[t]:
         return None
     key = (base.serial, t, tuple(info[1] for info in infos))
     tile = _TILES.get(key)
     if tile is None:
-        tile = _tile(background, base, t, infos)
+        if before is not None and box is not None and not base.aligned:
+            tile = _repaint(background, base, t, infos, before, box)
+        else:
+            tile = _tile(background, base, t, infos)
         _remember(_TILES, key, tile, TILE_CACHE)
     return tile
+
+
+def _repaint(background: str, base: _Base, t: int, infos: list[_SHAPE], before: _Patch,
+             box: list[float]) -> _Patch:
+    """Tile ``t`` (not on a board's own squares) from ``before``, painted again inside ``box`` alone.
+
+    A pixel depends only on the shapes whose extents reach it, painted in the drawing's order; outside
+    ``box`` those are the same shapes as ``before``'s (only shapes within it came or went, the others
+    keep their order), so those pixels are ``before``'s.  Inside, every shape reaching the box is
+    painted over the tile's fixed shapes (its kept canvas, cut to the box) at whole pixels of the
+    tile, as ``_paint_tile`` paints them: the same pixels as painting the tile whole (TriMac's gold
+    ring and piece are a quarter of a tile's area in each of the tiles they cross)."""
+    cols = len(base.grid.xs) - 1
+    r, c = divmod(t, cols)
+    x, y = base.grid.xs[c], base.grid.ys[r]
+    w, h = base.grid.xs[c + 1] - x, base.grid.ys[r + 1] - y
+    x0, y0 = max(x, math.floor(box[0])), max(y, math.floor(box[1]))
+    x1, y1 = min(x + w, math.ceil(box[2])), min(y + h, math.ceil(box[3]))
+    if x0 >= x1 or y0 >= y1:
+        return before
+    if (x1 - x0) * (y1 - y0) * 2 > w * h:  # most of the tile: painting it whole costs no more
+        return _tile(background, base, t, infos)
+    k = SUPERSAMPLE
+    canvas = (base.serial, t)
+    img = _CANVASES.get(canvas)
+    if img is None:
+        img = Image.new("RGB", (w * k, h * k), background)
+        _draw(img, [base.shapes[i] for i in base.indexes[t]], -x * k, -y * k)
+        _remember(_CANVASES, canvas, img, CANVAS_CACHE)
+    part = img.crop(((x0 - x) * k, (y0 - y) * k, (x1 - x) * k, (y1 - y) * k))
+    _draw(part, [info[0] for info in infos if info[2][0] < x1 and info[2][2] > x0 and info[2][1] < y1
+                 and info[2][3] > y0], -x0 * k, -y0 * k)
+    ids = before.ids.copy()
+    ids[y0 - y:y1 - y, x0 - x:x1 - x] = _ids(part.reduce(k))
+    return _Patch(ids, tuple(_REGISTRY.by_value(np.flatnonzero(np.bincount(ids.ravel()))).tolist()), next(_SERIALS))
 
 
 def _tile(background: str, base: _Base, t: int, infos: list[_SHAPE]) -> _Patch:
