@@ -70,12 +70,17 @@ def _piece(s: int, piece: str, flipped: bool) -> tuple[Shape, ...]:
     return tuple(token(x + CELL / 2, y + CELL / 2, CELL * 0.36, piece.upper(), piece.islower(), at=NAMES[s]))
 
 
+def title(game: Any, state: State, seat: int | None, players: list[str] | None) -> str:
+    """The picture's title (its alt text), without drawing it (Game.picture_title)."""
+    return f"Interweave board: {caption(game, state, players)}"
+
+
 def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -> Drawing:
     pos = state.pos
     d = Drawing(
         width=WIDTH,
         height=HEIGHT,
-        title=f"Interweave board: {caption(game, state, players)}",
+        title=title(game, state, seat, players),
         grid=(X0, Y0, CELL),
     )
     flipped = seat == 1

@@ -137,6 +137,11 @@ def _piece(c: int, cx: float, cy: float, p: int) -> tuple[Shape, ...]:
                        at=SQ_NAME[c]))
 
 
+def title(game: Any, st: State, seat: int | None, players: list[str] | None) -> str:
+    """The picture's title (its alt text), without drawing it (Game.picture_title)."""
+    return f"Tri-Dimensional Chess board: {caption(game, st, players)}"
+
+
 def draw(game: Any, st: State, seat: int | None, players: list[str] | None) -> Drawing:
     turned = seat == 1  # Black's player: Black at the bottom (the server passes no seat with "flip off")
     text = caption(game, st, players)
@@ -145,7 +150,7 @@ def draw(game: Any, st: State, seat: int | None, players: list[str] | None) -> D
     marked = last_cells(st)
     board, squares, height = _board(st.pins, turned)
     side_x = LEFT + 6 * CELL + 60
-    d = Drawing(width=side_x + 10 * 24 + 50, height=height, title=f"Tri-Dimensional Chess board: {text}")
+    d = Drawing(width=side_x + 10 * 24 + 50, height=height, title=title(game, st, seat, players))
     # A square's last-move frame and piece stay inside it, and the boards'
     # frames on their edges, so the board drawn first as the fixed part (for
     # these attack-board places) changes no pixel (issue 25).

@@ -120,11 +120,16 @@ def _status(width: int, text: str) -> Text:
     return Text(width / 2, 18, text, size=16, role="status")
 
 
+def title(game: Any, state: State, seat: int | None, players: list[str] | None) -> str:
+    """The picture's title (its alt text), without drawing it (Game.picture_title)."""
+    return f"TriMac 3 Friends board: {caption(game, state, players)}"
+
+
 def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -> Drawing:
     text = caption(game, state, players)
     viewer = seat if seat in (0, 1, 2) else 0  # each player's own army nearest (Red's view by default)
     board, _, width, height, key = _board(viewer)
-    d = Drawing(width=width, height=height, title=f"TriMac 3 Friends board: {text}")
+    d = Drawing(width=width, height=height, title=title(game, state, seat, players))
     d.extend(board)
     d.mark_base(f"trimac-{viewer}")
     d.add(_status(width, text))

@@ -201,6 +201,11 @@ def _outline(size: int, rid: int) -> tuple[Shape, ...]:
     return tuple(out)
 
 
+def title(game: Any, state: State, seat: int | None, players: list[str] | None) -> str:
+    """The picture's title (its alt text), without drawing it (Game.picture_title)."""
+    return f"Warp and Weft board: {caption(game, state, players)}"
+
+
 def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -> Drawing:
     geo = state.geo
     span = geo.span
@@ -218,7 +223,7 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
     d = Drawing(
         width=x0 * 2 + grid,
         height=y0 + grid + 90,
-        title=f"Warp and Weft board: {text}",
+        title=title(game, state, seat, players),
         background="#ebe8e1",
         grid=(x0, y0, 2 * cell),
     )

@@ -152,12 +152,17 @@ def _piece_at(sq: int, pc: int, flipped: bool) -> tuple[Any, ...]:
     return tuple(_piece(pc & 7, pc >> 3 == WHITE, x + CELL / 2, y + CELL / 2, g.name(sq)))
 
 
+def title(game: Any, pos: Position, seat: int | None, players: list[str] | None) -> str:
+    """The picture's title (its alt text), without drawing it (Game.picture_title)."""
+    return f"Weave & Dungeon board: {caption(game, pos, players)}"
+
+
 def draw(game: Any, pos: Position, seat: int | None, players: list[str] | None) -> Drawing:
     side = CELL * g.SIZE
     text = caption(game, pos, players)
     if game.outcome(pos) is None and pos.in_check():
         text += " (in check)"
-    d = Drawing(width=X0 * 2 + side, height=Y0 + side + 100, title=f"Weave & Dungeon board: {text}",
+    d = Drawing(width=X0 * 2 + side, height=Y0 + side + 100, title=title(game, pos, seat, players),
                 grid=(X0, Y0, CELL))
     flipped = seat == 1  # Black's player: Black at the bottom
     # Every square's board shapes, frame and piece stay inside the square, so

@@ -42,8 +42,11 @@ def game_words() -> list[str]:
     return [w for g in games.available() for w in (g.name, *g.aliases)]
 
 
-def lookup(words: list[str]) -> Lookup:
-    """Resolve the command words of a line (see server.commands.resolve); never raises."""
+def lookup(words: list[str], suggestion: bool = True) -> Lookup:
+    """Resolve the command words of a line (see server.commands.resolve); never raises.
+
+    ``suggestion``: name a close command in the problem ("did you mean"); off where
+    only the command is wanted (``describe``)."""
     if not words:
         return Lookup(None, 0, None, "No command given")
     first = words[0].lower()
@@ -55,8 +58,8 @@ def lookup(words: list[str]) -> Lookup:
         except games.UnknownGame:
             game = None
         if game is not None:
-            return game_lookup(words, game)
-    found = resolve(first, GENERAL, extra_known=game_words())
+            return game_lookup(words, game, suggestion)
+    found = resolve(first, GENERAL, extra_known=game_words(), suggestion=suggestion)
     if found.command is not None:
         return Lookup(found.command, 1, None)
     problem = found.problem or f"Unknown command {words[0]!r}"
@@ -65,10 +68,10 @@ def lookup(words: list[str]) -> Lookup:
     return Lookup(None, 1, None, problem + " Send 'help' for the commands, 'help games' for the games.")
 
 
-def game_lookup(words: list[str], game: games.Game) -> Lookup:
+def game_lookup(words: list[str], game: games.Game, suggestion: bool = True) -> Lookup:
     if len(words) < 2:
         return Lookup(GAME_VERBS["help"], 1, game)
-    found = resolve(words[1], GAME_VERBS)
+    found = resolve(words[1], GAME_VERBS, suggestion=suggestion)
     if found.command is not None:
         return Lookup(found.command, 2, game)
     problem = found.problem or f"Unknown {game.title} command {words[1]!r}"
@@ -80,7 +83,7 @@ def game_lookup(words: list[str], game: games.Game) -> Lookup:
 
 def describe(words: list[str]) -> tuple[Command | None, int, games.Game | None]:
     """The command a line names, how many words name it, and the game if any."""
-    found = lookup(words)
+    found = lookup(words, suggestion=False)
     return found.command, found.prefix, found.game
 
 

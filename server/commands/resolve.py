@@ -62,11 +62,14 @@ def suggest(word: str, known: Iterable[str]) -> str:
     return close[0] if close else ""
 
 
-def resolve(word: str, table: Mapping[str, C], extra_known: Iterable[str] = ()) -> Resolution[C]:
+def resolve(word: str, table: Mapping[str, C], extra_known: Iterable[str] = (),
+            suggestion: bool = True) -> Resolution[C]:
     """The command ``word`` names in ``table`` (see the module docstring).
 
     ``extra_known`` are other words valid in the same place (game names
     where a general command is expected), offered as suggestions only.
+    ``suggestion``: look for a close word when none matches (difflib: a
+    reply's move, read as a possible command, paid for it on every move).
     """
     w = word.lower()
     if w in table:
@@ -77,7 +80,7 @@ def resolve(word: str, table: Mapping[str, C], extra_known: Iterable[str] = ()) 
     if hits:
         names = ", ".join(c.name for c in hits)
         return Resolution(None, f"{word!r} is ambiguous: it could be {names}")
-    close = suggest(w, [*table, *extra_known])
+    close = suggest(w, [*table, *extra_known]) if suggestion else ""
     return Resolution(None, "", close)
 
 

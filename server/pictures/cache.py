@@ -162,10 +162,10 @@ def make(game: Game, state: Any, players: list[str] | None, name: str, link: str
     hit = _CACHE.get(spec_key(spec))
     if hit is not None:
         return Picture(None, hit[1], f"{game.name}-{name}.png", link, spec)
-    drawing = game.draw(state, seat, players)
-    if drawing is None:
+    title = game.picture_title(state, seat, players)  # the title alone: the deliverer draws it
+    if title is None:
         return None
-    return Picture(None, drawing.title, f"{game.name}-{name}.png", link, spec)
+    return Picture(None, title, f"{game.name}-{name}.png", link, spec)
 
 
 def wanted_by(session: Session, addresses: list[str]) -> bool:

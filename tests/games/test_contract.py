@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+import games
 from games import OptionError, available, load_game
 from games.contract import Game
 
@@ -64,3 +67,21 @@ def test_titles_follow_the_specs_when_the_server_names_board_and_players() -> No
     warp = load_game("warpandweft")
     text = warp.render(warp.start(warp.parse_options([]), 2), players=["alice", "bob"])
     assert "alice, Threading" in text and "bob, Threading" in text
+
+
+@pytest.mark.parametrize("name", ["interweave", "tridchess", "trimac", "warpandweft", "weavedungeon", "tictactoe"])
+def test_picture_title_is_the_drawings_title_without_drawing(name: str) -> None:
+    """``picture_title`` (a mail names its picture before the deliverer draws it) is exactly the title
+    ``draw`` gives, for every view, with and without player names, along a random game."""
+    game = games.load_game(name)
+    state = game.start(game.parse_options([]), game.players)
+    rng = random.Random(5)
+    players = [f"p{i}" for i in range(game.players)]
+    for _ in range(40):
+        for seat in (None, *range(game.players)):
+            for names in (None, players):
+                drawing = game.draw(state, seat, names)
+                assert game.picture_title(state, seat, names) == (None if drawing is None else drawing.title)
+        if game.to_move(state) is None:
+            break
+        state = game.play(state, game.to_move(state), rng.choice(game.legal_moves(state)))
