@@ -165,16 +165,26 @@ _LOCKED_BOARD = (select(Board).where(Board.id == bindparam("id"))
 def open_reply(session: Session, token: str) -> tuple[User, Board, int]:
     """The user, board and move count a reply address names; CommandError if it is not good."""
 
+    binding = tokens.reply_binding(session)
+    found: list[Board | None] = []
+
+    def board_first(fields: tuple[int, ...]) -> str | None:
+        # Asked only once the token's tag is good.  Locked as the command on it will lock it
+        # (BoardCommand.open finds it again, at no cost).  Its seats and their users come in
+        # the same statement, their addresses in one more: the board mails go to them; the
+        # token's user, a seat's, is then no statement of its own.  Only the board's row is
+        # locked (FOR UPDATE OF: PostgreSQL refuses to lock the nullable side of the seats'
+        # outer join).
+        if len(fields) == 3:
+            found.append(session.scalars(_LOCKED_BOARD, {"id": fields[1]}).unique().one_or_none())
+        return binding(fields)
+
     try:
-        user_id, board_id, ply = tokens.verify(session, token, "reply", tokens.reply_binding(session))
+        user_id, _, ply = tokens.verify(session, token, "reply", board_first)
     except TokenError as exc:
         raise CommandError(_FAILURES[exc.reason]) from None
-    # Locked as the command on it will lock it (BoardCommand.open finds it again, at no cost).
-    # Its seats and their users come in the same statement, their addresses in one more: the
-    # board mails go to them.  Only the board's row is locked (FOR UPDATE OF: PostgreSQL
-    # refuses to lock the nullable side of the seats' outer join).
     user = session.get(User, user_id)
-    board = session.scalars(_LOCKED_BOARD, {"id": board_id}).unique().one_or_none()
+    board = found[0] if found else None
     if user is None or board is None:
         raise CommandError(_FAILURES[Failure.REVOKED])
     remember_board(session, board, locked=True)

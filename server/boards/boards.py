@@ -212,8 +212,9 @@ _INSERT_MOVE = insert(Move.__table__)
 def record_move(session: Session, board: Board, seat: int, move: str, auto: bool = False) -> None:
     """Store the next move; ``auto``: played by the server for its owner (queued or conditional)."""
     board.ply += 1
-    session.execute(_INSERT_MOVE, {"board_id": board.id, "ply": board.ply, "seat": seat, "move": move,
-                                   "auto": auto})
+    with session.no_autoflush:  # the board's changes go in one UPDATE later, not one now and one then
+        session.execute(_INSERT_MOVE, {"board_id": board.id, "ply": board.ply, "seat": seat, "move": move,
+                                       "auto": auto})
 
 
 def _squash(move: str) -> str:
