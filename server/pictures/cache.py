@@ -46,6 +46,10 @@ from server.store.queries import known_owners
 log = logging.getLogger("pbmserv.pictures")
 _CACHE: OrderedDict[str, tuple[bytes, str]] = OrderedDict()
 _CACHE_SIZE = 64
+#: The same PNGs in base64 as a mail carries them (CRLF lines), by spec key: each mail of a move
+#: carried its own copy of the encoding (issue 25).
+_ENCODED: OrderedDict[str, bytes] = OrderedDict()
+_ENCODED_SIZE = 16
 
 
 @dataclass(frozen=True)
@@ -97,16 +101,23 @@ def fill(message: bytes, specs: dict[str, dict[str, Any]] | None) -> bytes:
         mark = placeholder(key)
         if mark not in message:
             continue
-        png = spec_png(spec)
-        message = message.replace(mark, base64.encodebytes(png).replace(b"\n", b"\r\n").rstrip(b"\r\n"))
+        encoded = _ENCODED.get(key)  # a move's mails carry the same picture: encoded once
+        if encoded is None:
+            png = spec_png(spec, key)
+            encoded = base64.encodebytes(png).replace(b"\n", b"\r\n").rstrip(b"\r\n")
+            if png is not _BLANK:
+                _ENCODED[key] = encoded
+                while len(_ENCODED) > _ENCODED_SIZE:
+                    _ENCODED.popitem(last=False)
+        message = message.replace(mark, encoded)
     return message
 
 
-def spec_png(spec: dict[str, Any]) -> bytes:
-    """The PNG a spec names; a blank 1x1 PNG where the game can no longer draw it (uninstalled),
-    so the mail still goes out whole."""
+def spec_png(spec: dict[str, Any], key: str | None = None) -> bytes:
+    """The PNG a spec names (``key``: its spec_key, when known); a blank 1x1 PNG where the game
+    can no longer draw it (uninstalled), so the mail still goes out whole."""
     try:
-        key = spec_key(spec)
+        key = key or spec_key(spec)
         made = _CACHE.get(key)  # the other mails of the same move: drawn once
         if made is None:
             game = games.load_game(spec["game"])
