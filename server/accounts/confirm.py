@@ -124,8 +124,8 @@ def handle(session: Session, settings: Settings, rcpt_to: list[str]) -> Mail | N
     """A reply to a confirmation mail: confirm its address and say so; None if it is not one."""
     for rcpt in rcpt_to:
         tag = tokens.token_of(str(rcpt), settings.addresses, settings.recipient_delimiter)
-        if tag is None:
-            continue
+        if tag is None or tokens.claimed_purpose(tag) != "confirm":
+            continue  # not one (a reply to a board mail): verify() would refuse it as WRONG_PURPOSE
         row = confirm(session, tag)
         if row is not None:
             return Mail(to=[row.address], subject=f"pbmserv: {row.address} confirmed",

@@ -95,6 +95,20 @@ def test_wrong_purpose(db: Database) -> None:
     assert verify(db, confirm, "confirm", {(3, 4): "alice@example.org"}) == (3, 4)
 
 
+def test_the_claimed_purpose_is_read_without_the_key_and_proves_nothing(db: Database) -> None:
+    with db.transaction() as s:
+        reply = tokens.issue(s, "reply", [1, 2, 3], "bind")
+        confirm = tokens.issue(s, "confirm", [4], "bind")
+    assert (tokens.claimed_purpose(reply), tokens.claimed_purpose(confirm)) == ("reply", "confirm")
+    assert tokens.claimed_purpose("not a token!") is None and tokens.claimed_purpose("") is None
+    # A made-up token may claim any purpose; verify() still refuses it.
+    forged = tokens._b32(bytes([tokens.PURPOSES["confirm"], 4]) + bytes(tokens.TAG_BYTES + tokens.SEAL_BYTES))
+    assert tokens.claimed_purpose(forged) == "confirm"
+    with db.transaction() as s, pytest.raises(TokenError) as refused:
+        tokens.verify(s, forged, "confirm", lambda fields: "bind")
+    assert refused.value.reason is Failure.TAMPERED
+
+
 def test_rotation_revokes_then_forgets(db: Database) -> None:
     bindings = {(1, 1, 1): "h"}
     token = issue(db, "reply", (1, 1, 1), "h")
