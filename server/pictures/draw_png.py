@@ -36,16 +36,18 @@ the whole drawing at twice its size, reducing, quantizing and encoding cost
 * Tiles and overlays are kept as arrays of colour ids (numpy; a registry of
   every colour this process painted, looked up in one gather), so a picture
   is put together by copying arrays, never quantized: its palette is the
-  exact set of its colours, band by band, tile by tile, each tile's in a
-  fixed order, so one changed square seldom moves the palette index of a
-  colour elsewhere.  Where the view has fixed palette slots
-  (``palettes.SLOTS``, written by tools/picture_palettes.py for TriMac, whose
-  226-250 colours come and go by ~14 a move) a colour takes its slot, so a
-  move renumbers no colour of a band it did not change.  (Past 256 colours:
-  an octree palette, the old way.)
+  exact set of its colours.  Every game's views have fixed palette slots
+  (``palettes.SLOTS``, written by tools/picture_palettes.py from seeded
+  games): a colour takes its slot, so a move renumbers no colour of a band it
+  did not change, and a tile is worked out once into its slots (uint8, the
+  PNG's palette indices as they are) and kept, so a band is its tiles' slots
+  side by side, never looked up again (``_band_slots``).  A colour the table
+  lacks takes a free slot picture by picture.  Without a table (a new game)
+  the palette is the colours in the order they first appear, tile by tile.
+  (Past 256 colours: an octree palette, the old way.)
 * Each row of tiles, cut again where a line of text starts and ends (a band),
-  is mapped to palette indices and deflated on its own and kept
-  (``_STREAMS``, keyed by the band and its indices); the PNG's IDAT is the
+  is deflated on its own and kept (``_STREAMS``, keyed by the band, and by
+  its colours' palette indices where they may change); the PNG's IDAT is the
   bands' streams one after another, so a move re-encodes only the bands it
   changed, and the status and legend lines only their own rows.  Deflate is
   ISA-L's (``isal``): level 1 is 3-8x faster than zlib's on these pictures
