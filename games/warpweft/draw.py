@@ -227,6 +227,9 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
         background="#ebe8e1",
         grid=(x0, y0, 2 * cell),
     )
+    # Nothing of the picture is fixed (no shapes before the mark), but the key names the board for the PNG
+    # renderer's palette table (its colours keep their palette slots from move to move: issue 25).
+    d.mark_base(f"warpandweft-{state.size}")
     d.add(_status(d.width, text))
 
     # Squares, then thread lines and letters, then borders: each piece is a

@@ -36,16 +36,18 @@ the whole drawing at twice its size, reducing, quantizing and encoding cost
 * Tiles and overlays are kept as arrays of colour ids (numpy; a registry of
   every colour this process painted, looked up in one gather), so a picture
   is put together by copying arrays, never quantized: its palette is the
-  exact set of its colours, band by band, tile by tile, each tile's in a
-  fixed order, so one changed square seldom moves the palette index of a
-  colour elsewhere.  Where the view has fixed palette slots
-  (``palettes.SLOTS``, written by tools/picture_palettes.py for TriMac, whose
-  226-250 colours come and go by ~14 a move) a colour takes its slot, so a
-  move renumbers no colour of a band it did not change.  (Past 256 colours:
-  an octree palette, the old way.)
+  exact set of its colours.  Every game's views have fixed palette slots
+  (``palettes.SLOTS``, written by tools/picture_palettes.py from seeded
+  games): a colour takes its slot, so a move renumbers no colour of a band it
+  did not change, and a tile is worked out once into its slots (uint8, the
+  PNG's palette indices as they are) and kept, so a band is its tiles' slots
+  side by side, never looked up again (``_band_slots``).  A colour the table
+  lacks takes a free slot picture by picture.  Without a table (a new game)
+  the palette is the colours in the order they first appear, tile by tile.
+  (Past 256 colours: an octree palette, the old way.)
 * Each row of tiles, cut again where a line of text starts and ends (a band),
-  is mapped to palette indices and deflated on its own and kept
-  (``_STREAMS``, keyed by the band and its indices); the PNG's IDAT is the
+  is deflated on its own and kept (``_STREAMS``, keyed by the band, and by
+  its colours' palette indices where they may change); the PNG's IDAT is the
   bands' streams one after another, so a move re-encodes only the bands it
   changed, and the status and legend lines only their own rows.  Deflate is
   ISA-L's (``isal``): level 1 is 3-8x faster than zlib's on these pictures
@@ -134,7 +136,7 @@ class _Colours:
     def ids(self, keys: np.ndarray) -> np.ndarray:
         """The id of each key (an array of 24-bit keys), registering new colours first."""
         ids = self.table.take(keys)
-        if ids.all():
+        if np.count_nonzero(ids) == ids.size:  # (ndarray.all goes through Python: a microsecond more a tile)
             return ids
         new = np.array(sorted(set(keys[ids == 0].tolist())), dtype="<u4")  # (np.unique imports numpy.ma)
         first = len(self.rgb)
@@ -167,18 +169,46 @@ def _zeroed(n: int) -> np.ndarray:
 
 
 _REGISTRY = _Colours()
+_RAW_ENCODER = Image.core.raw_encoder
 #: Held while a picture is made or the caches emptied (see ``to_png``).
 _LOCK = threading.Lock()
 
 
-@dataclass(frozen=True)
 class _Patch:
-    """Pixels as colour ids, and those colours in the order of their values."""
+    """Pixels as colour ids; their colours, and their palette slots in a view's table, worked out when
+    first asked (a view with a table never asks for the colours: see ``_slotted``)."""
 
-    ids: np.ndarray
-    colours: tuple[int, ...]
-    #: Unique for the life of the process: a band's key names its tiles by it.
-    serial: int
+    __slots__ = ("ids", "serial", "_colours", "_slots")
+
+    def __init__(self, ids: np.ndarray) -> None:
+        self.ids = ids
+        #: Unique for the life of the process: a band's key names its tiles by it.
+        self.serial = next(_SERIALS)
+        self._colours: tuple[int, ...] | None = None
+        #: table serial -> the pixels' slots in that table (``_slots_of``).
+        self._slots: dict[int, _Slotted] = {}
+
+    @property
+    def colours(self) -> tuple[int, ...]:
+        """Its colours (ids) in the order of their values."""
+        if self._colours is None:
+            self._colours = tuple(_REGISTRY.by_value(np.flatnonzero(np.bincount(self.ids.ravel()))).tolist())
+        return self._colours
+
+
+@dataclass(frozen=True)
+class _Slotted:
+    """Pixels (a patch or a band) in a view's fixed palette slots (``_Slots``).
+
+    ``index``: each pixel's slot, the PNG's palette index as it is (0 where its colour has no slot).
+    ``mask``: the slots of its colours, as bits of a number (the picture's are the bands' together).
+    ``spare``: the ids of its colours without a slot; ``spots``: where they are (rows, columns, ids),
+    to be written into a copy of ``index`` once the picture has given them slots."""
+
+    index: np.ndarray
+    mask: int
+    spare: frozenset[int]
+    spots: tuple[np.ndarray, np.ndarray, np.ndarray] | None
 
 
 @dataclass(frozen=True)
@@ -224,6 +254,9 @@ class _Laid:
     ids: list[int]
     #: id -> place in the drawing (a shape twice: its last place).
     pos: dict[int, int]
+    #: The ids as a set: the next position's diff takes two differences with it (``dict.keys() - keys()``
+    #: made a set of all the drawing's ids first, a third of the diff for Warp and Weft's 770 shapes).
+    idset: set[int]
     #: Per tile: every other shape reaching into it (its ``_SHAPES`` entry), in the drawing's order (lone
     #: texts too).
     near: list[list[_SHAPE]]
@@ -233,14 +266,52 @@ class _Laid:
     overlays: list[_Overlay]
 
 
-@dataclass
 class _Band:
-    ids: np.ndarray
-    colours: np.ndarray
-    #: The same colours as a tuple (the palette's order is worked out from them for every picture).
-    listed: tuple[int, ...]
-    #: Unique for the life of the process: its streams are kept by it (a number hashes quicker than the key).
-    serial: int
+    """Rows ``top`` to ``bottom`` of the row of tiles starting at ``row_top``, with the overlays crossing
+    them: kept as what it is made of, and put together (as colour ids, or as slots of a view's table)
+    when first asked.  A view with a table asks for its slots (``_band_slots``); its ids only where a
+    colour has no slot, its colours never."""
+
+    __slots__ = ("grid", "row_top", "top", "bottom", "background", "tiles", "overlays", "serial", "_ids",
+                 "_listed", "_colours", "_slots")
+
+    def __init__(self, grid: _Grid, row_top: int, top: int, bottom: int, background: int,
+                 tiles: list[_Patch | None], overlays: list[_Overlay]) -> None:
+        self.grid, self.row_top, self.top, self.bottom = grid, row_top, top, bottom
+        self.background, self.tiles, self.overlays = background, tiles, overlays
+        #: Unique for the life of the process: its streams are kept by it (a number hashes quicker than the key).
+        self.serial = next(_SERIALS)
+        self._ids: np.ndarray | None = None
+        self._listed: tuple[int, ...] | None = None
+        self._colours: np.ndarray | None = None
+        self._slots: dict[int, _Slotted] = {}
+
+    @property
+    def ids(self) -> np.ndarray:
+        """Its pixels as colour ids, the filter column first."""
+        if self._ids is None:
+            self._ids = _assemble_ids(self)
+        return self._ids
+
+    @property
+    def listed(self) -> tuple[int, ...]:
+        """Its colours tile by tile (a tile's all, whichever of its rows the band holds), then the overlays'
+        (the palette's order where the view has no table is worked out from them for every picture)."""
+        if self._listed is None:
+            colours: list[int] = []
+            for tile in self.tiles:
+                colours.extend(tile.colours if tile is not None else (self.background,))
+            for o in _overlays_in(self):
+                colours.extend(o.patch.colours)
+            self._listed = tuple(dict.fromkeys(colours))
+        return self._listed
+
+    @property
+    def colours(self) -> np.ndarray:
+        """``listed`` as an array."""
+        if self._colours is None:
+            self._colours = np.array(self.listed, dtype=np.intp)
+        return self._colours
 
 
 #: (base, tile, the other shapes' serials) -> the tile; the same by what it shows, wherever it is.
@@ -300,82 +371,111 @@ def to_png(drawing: Drawing) -> bytes:
 def _to_png(drawing: Drawing) -> bytes:
     if len(_REGISTRY.rgb) > 60_000:
         _forget()
-    width, height = drawing.width, drawing.height
     bands = _bands(drawing)
+    table = _slot_table(drawing.base_key)
+    if table is not None:
+        got = _slotted_png(drawing, bands, table)
+        if got is not None:
+            return got
     order = list(dict.fromkeys(itertools.chain.from_iterable(b.listed for _, b in bands)))
     if len(order) > 256:
         return _encode(_rgb_image(bands))
     lut = np.zeros(len(_REGISTRY.rgb), dtype=np.uint8)
-    palette = _fixed_palette(drawing.base_key, order, lut)
-    if palette is None:
-        lut[order] = np.arange(len(order), dtype=np.uint8)
-        palette = _REGISTRY.keys.take(order).view(np.uint8).reshape(-1, 4)[:, :3].tobytes()  # R, G, B of each
+    lut[order] = np.arange(len(order), dtype=np.uint8)
     lut[_FILTER] = 0
-    adler, streams = 1, []
-    for _, band in bands:
-        skey = (band.serial, lut[band.colours].tobytes())
-        made = _STREAMS.get(skey)
-        if made is None:
-            raw = lut.take(band.ids)  # take: half the time of indexing; deflated as it is, not copied to bytes
-            packer = isal_zlib.compressobj(1, isal_zlib.DEFLATED, -15)
-            made = (packer.compress(raw) + packer.flush(isal_zlib.Z_SYNC_FLUSH), isal_zlib.adler32(raw), raw.nbytes)
-            _remember(_STREAMS, skey, made, STREAM_CACHE)
-        streams.append(made[0])
-        adler = _adler_combine(adler, made[1], made[2])
+    palette = _REGISTRY.keys.take(order).view(np.uint8).reshape(-1, 4)[:, :3].tobytes()  # R, G, B of each
+    streams = [_stream((band.serial, lut[band.colours].tobytes()), band, lut) for _, band in bands]
+    return _png(drawing, palette, streams)
+
+
+def _stream(key: tuple, band: _Band, lut: np.ndarray | None, slotted: _Slotted | None = None) -> tuple[bytes, int, int]:
+    """The band's rows deflated (kept by ``key``): its slots (``slotted``: the spare colours' through
+    ``lut``), or its ids through ``lut``."""
+    made = _STREAMS.get(key)
+    if made is None:
+        if slotted is None:
+            # take, mode "clip" (every id is below len(lut)): numpy converts the ids to intp in blocks, where
+            # mode "raise" converted the whole band first (four times the time for a 48-row band)
+            raw = lut.take(band.ids, mode="clip")  # type: ignore[union-attr]
+        elif slotted.spots is None:
+            raw = slotted.index
+        else:
+            raw = slotted.index.copy()
+            ys, xs, ids = slotted.spots
+            raw[ys, xs] = lut.take(ids)  # type: ignore[union-attr]
+        packer = isal_zlib.compressobj(1, isal_zlib.DEFLATED, -15)  # deflated as it is, not copied to bytes
+        made = (packer.compress(raw) + packer.flush(isal_zlib.Z_SYNC_FLUSH), isal_zlib.adler32(raw), raw.nbytes)
+        _remember(_STREAMS, key, made, STREAM_CACHE)
+    return made
+
+
+def _png(drawing: Drawing, palette: bytes, streams: list[tuple[bytes, int, int]]) -> bytes:
+    """The PNG file: its palette and the bands' streams, one after another."""
+    adler = 1
+    for _, check, length in streams:
+        adler = _adler_combine(adler, check, length)
     # zlib header, the bands' deflate blocks, an empty final block, the Adler-32 of all rows.
-    idat = b"\x78\x01" + b"".join(streams) + b"\x03\x00" + adler.to_bytes(4, "big")
-    header = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 3, 0, 0, 0])
+    idat = b"\x78\x01" + b"".join([made[0] for made in streams]) + b"\x03\x00" + adler.to_bytes(4, "big")
+    header = drawing.width.to_bytes(4, "big") + drawing.height.to_bytes(4, "big") + bytes([8, 3, 0, 0, 0])
     return b"".join([b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", header), _chunk(b"PLTE", palette),
                      _chunk(b"IDAT", idat), _chunk(b"IEND", b"")])
 
 
 @cache
-def _slot_table(base_key: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The fixed slots of ``base_key``'s pictures (``palettes.SLOTS``): their colours' keys sorted, the
-    slot of each, and every slot's R, G, B (256 rows; a slot past the table's end is black)."""
-    listed = SLOTS.get(base_key)
-    if not listed:
-        return None
-    rgb = [int(word, 16) for word in listed.split()][:256]
-    keys = np.array([(c >> 16) | (c & 0xFF00) | ((c & 0xFF) << 16) for c in rgb], dtype="<u4")  # as _Colours'
-    by_key = np.argsort(keys, kind="stable")
-    table = np.zeros((256, 3), dtype=np.uint8)
-    table[:len(rgb)] = [((c >> 16) & 255, (c >> 8) & 255, c & 255) for c in rgb]
-    return keys[by_key], by_key.astype(np.uint8), table
+def _slot_table(base_key: str) -> _Slots | None:
+    """The fixed slots of ``base_key``'s pictures: a view's own table, or else its game's (the key's first
+    word: a game of at most 256 colours has one table for all its views)."""
+    listed = (SLOTS.get(base_key) or SLOTS.get(base_key.partition("-")[0])) if base_key else None
+    return _slots(listed) if listed else None
 
 
-def _fixed_palette(base_key: str, order: list[int], lut: np.ndarray) -> bytes | None:
-    """The picture's palette from its view's fixed slots, its indices written into ``lut``; None where
-    the view has no slots or its colours do not fit in them (then the colours' own order is used).
+@cache
+def _slots(listed: str) -> _Slots:
+    """One ``_Slots`` per table, whichever views share it (their tiles' slots are worked out once)."""
+    return _Slots(listed)
 
-    Why: ordered by where each colour first appears, a TriMac move (~14 of its 226-250 colours come
-    or go) renumbered the colours of bands it did not change, and each was mapped and deflated again.
-    A colour with a slot always has that index; the colours without one take the free slots in the
-    order of their values.  Both depend on the picture's colours alone (the slots are data, not what
-    this process drew before), so the bytes stay a pure function of the position and view.  Slots
-    whose colour the picture lacks keep their table colour in the PLTE (no pixel uses them)."""
-    table = _slot_table(base_key)
-    if table is None:
-        return None
-    keys_sorted, slot_of, rgb = table
-    ids = np.array(order, dtype=np.intp)
-    keys = _REGISTRY.keys.take(ids)
-    at = np.searchsorted(keys_sorted, keys).clip(max=len(keys_sorted) - 1)
-    hit = keys_sorted.take(at) == keys
-    taken = slot_of.take(at[hit])
-    used = np.zeros(256, dtype=bool)
-    used[taken] = True
-    rest, rest_keys = ids[~hit], keys[~hit]
-    by_value = np.argsort(rest_keys, kind="stable")
-    free = np.flatnonzero(~used)[:len(rest)]
+
+def _slotted_png(drawing: Drawing, bands: list[tuple[tuple, _Band]], table: _Slots) -> bytes | None:
+    """The picture in its view's fixed palette slots; None where its colours do not fit in them (then the
+    colours' own order is used).
+
+    Why: ordered by where each colour first appears, a move (~14 of TriMac's 226-250 colours come or
+    go, and a changed tile moves where a colour first appears in every game) renumbered the colours of
+    bands it did not change, and each was mapped and deflated again.  A colour with a slot always has
+    that index, so a band whose colours all have one is its own palette indices (worked out once, kept
+    with it: no lookup and no new stream a picture), and its stream is kept by the band alone.  The
+    colours without a slot take the free slots in the order of their values: first those past the
+    table, then the table's slots whose colour the picture lacks (their PLTE entry is then theirs, the
+    others keep their table colour: no pixel uses them).  All of it depends on the picture's colours
+    and a table in the code alone, never on what this process drew, so the bytes stay a pure function
+    of the position and view."""
+    slotted = [_band_slots(band, table) for _, band in bands]
+    spare: frozenset[int] = frozenset().union(*(got.spare for got in slotted if got.spare))
+    if not spare:
+        return _png(drawing, table.plte, [_stream((band.serial, table.serial), band, None, got)
+                                          for (_, band), got in zip(bands, slotted, strict=True)])
+    used = 0
+    for got in slotted:
+        used |= got.mask
+    rest = sorted(spare, key=_REGISTRY.keys.__getitem__)
+    free = [slot for slot in itertools.chain(range(table.size, 256), range(table.size)) if not used >> slot & 1]
     if len(free) < len(rest):
         return None
-    lut[ids[hit]] = taken
-    lut[rest.take(by_value)] = free
-    colours = rgb.copy()
-    colours[free] = rest_keys.take(by_value).view(np.uint8).reshape(-1, 4)[:, :3]
-    end = int(max(taken.max(initial=0), free.max(initial=0))) + 1
-    return colours[:end].tobytes()
+    free = free[:len(rest)]
+    lut = table.lookup().astype(np.uint8)  # (256, no slot, wraps to 0: each is given one below)
+    lut[rest] = free
+    lut[_FILTER] = 0
+    colours = table.rgb.copy()
+    colours[free] = _REGISTRY.keys.take(rest).view(np.uint8).reshape(-1, 4)[:, :3]
+    palette = colours[:max(table.size, max(free) + 1)].tobytes()
+    streams = []
+    for (_, band), got in zip(bands, slotted, strict=True):
+        if not got.spare:
+            streams.append(_stream((band.serial, table.serial), band, None, got))
+        else:  # the slots its spare colours took name its stream (the others' never change)
+            taken = bytes(lut[i] for i in sorted(got.spare))
+            streams.append(_stream((band.serial, table.serial, taken), band, lut, got))
+    return _png(drawing, palette, streams)
 
 
 def to_image(drawing: Drawing) -> Image.Image:
@@ -434,7 +534,7 @@ def _bands(drawing: Drawing) -> list[tuple[tuple, _Band]]:
                 key = (width, a, b, background, grid.xs, serials, tuple(o.key for o in here))
                 band = _BANDS.get(key)
                 if band is None:
-                    band = _assemble(grid, top, a, b, background, mine, here)
+                    band = _Band(grid, top, a, b, background, mine, here)
                     _remember(_BANDS, key, band, BAND_CACHE)
                 parts.append((key, band))
         rows.append((mine, crossing, parts))
@@ -446,56 +546,193 @@ def _bands(drawing: Drawing) -> list[tuple[tuple, _Band]]:
 def _background_id(colour: str) -> int:
     got = _BACKGROUNDS.get(colour)
     if got is None:
-        got = _BACKGROUNDS[colour] = int(_patch(Image.new("RGB", (1, 1), colour)).ids[0, 0])
+        got = _BACKGROUNDS[colour] = int(_patch(Image.new("RGB", (1, 1), colour).im).ids[0, 0])
     return got
 
 
-def _assemble(grid: _Grid, row_top: int, top: int, bottom: int, background: int, tiles: list[_Patch | None],
-              overlays: list[_Overlay]) -> _Band:
-    """Rows ``top`` to ``bottom`` of the row of tiles starting at ``row_top``, with the overlays crossing
-    them; its colours tile by tile (a tile's all, whichever of its rows the band holds)."""
+def _overlays_in(band: _Band) -> list[_Overlay]:
+    """The band's overlays that reach into its rows and the picture's width."""
+    width = band.grid.xs[-1]
+    return [o for o in band.overlays if max(band.top, o.y) < min(band.bottom, o.y + o.patch.ids.shape[0])
+            and max(0, o.x) < min(width, o.x + o.patch.ids.shape[1])]
+
+
+def _assemble_ids(band: _Band) -> np.ndarray:
+    """The band's pixels as colour ids, the filter column first."""
+    grid, top, bottom = band.grid, band.top, band.bottom
     width, height = grid.xs[-1], bottom - top
-    first, last = top - row_top, bottom - row_top
-    colours: list[int] = []
+    first, last = top - band.row_top, bottom - band.row_top
     parts = [_plain(height, 1, _FILTER)]
-    for c, tile in enumerate(tiles):
+    for c, tile in enumerate(band.tiles):
         if tile is None:
-            colours.append(background)
-            parts.append(_plain(height, grid.xs[c + 1] - grid.xs[c], background))
+            parts.append(_plain(height, grid.xs[c + 1] - grid.xs[c], band.background))
         else:
-            colours.extend(tile.colours)
             parts.append(tile.ids[first:last])
     ids = np.concatenate(parts, axis=1)  # one copy for the band, where a slice per tile was a fifth of it
-    for o in overlays:
+    for o in _overlays_in(band):
         h, w = o.patch.ids.shape
         y0, y1 = max(top, o.y), min(bottom, o.y + h)
         x0, x1 = max(0, o.x), min(width, o.x + w)
-        if y0 < y1 and x0 < x1:
-            ids[y0 - top:y1 - top, 1 + x0:1 + x1] = o.patch.ids[y0 - o.y:y1 - o.y, x0 - o.x:x1 - o.x]
-            colours.extend(o.patch.colours)
-    listed = tuple(dict.fromkeys(colours))
-    return _Band(ids, np.array(listed, dtype=np.intp), listed, next(_SERIALS))
+        ids[y0 - top:y1 - top, 1 + x0:1 + x1] = o.patch.ids[y0 - o.y:y1 - o.y, x0 - o.x:x1 - o.x]
+    return ids
+
+
+class _Slots:
+    """A view's fixed palette slots (``palettes.SLOTS``) and the slot of each colour id this process has."""
+
+    def __init__(self, listed: str) -> None:
+        rgb = [int(word, 16) for word in listed.split()][:256]
+        #: Slots the table fills (slots past them are free for the colours it lacks).
+        self.size = len(rgb)
+        self.serial = next(_SERIALS)
+        keys = np.array([(c >> 16) | (c & 0xFF00) | ((c & 0xFF) << 16) for c in rgb], dtype="<u4")  # as _Colours'
+        by_key = np.argsort(keys, kind="stable")
+        self.keys_sorted, self.slot_of = keys[by_key], by_key.astype(np.uint16)
+        #: Every slot's R, G, B (256 rows; a slot past the table's end is black).
+        self.rgb = np.zeros((256, 3), dtype=np.uint8)
+        self.rgb[:len(rgb)] = [((c >> 16) & 255, (c >> 8) & 255, c & 255) for c in rgb]
+        self.plte = self.rgb[:self.size].tobytes()
+        #: colour id -> its slot, or 256: none (grown with the registry; made again for a new one).
+        self.lut = np.zeros(0, dtype=np.uint16)
+        self.registry: _Colours | None = None
+        #: colour id -> a plain tile of it in these slots (one pixel; emptied with ``lut``).
+        self.plains: dict[int, _Slotted] = {}
+
+    def plain(self, colour: int) -> _Slotted:
+        """A tile of plain background (``colour``) in these slots: one pixel of it."""
+        got = self.plains.get(colour) if self.registry is _REGISTRY else None
+        if got is None:
+            slot = int(self.lookup()[colour])
+            if slot == 256:
+                got = _Slotted(np.zeros((1, 1), dtype=np.uint8), 0, frozenset((colour,)),
+                               (np.zeros(1, dtype=np.intp), np.zeros(1, dtype=np.intp),
+                                np.full(1, colour, dtype=np.uint16)))
+            else:
+                got = _Slotted(np.full((1, 1), slot, dtype=np.uint8), 1 << slot, frozenset(), None)
+            self.plains[colour] = got
+        return got
+
+    def lookup(self) -> np.ndarray:
+        """``lut`` covering every colour id of the registry."""
+        n = len(_REGISTRY.rgb)
+        if self.registry is not _REGISTRY:
+            self.registry, self.lut, self.plains = _REGISTRY, np.zeros(0, dtype=np.uint16), {}
+        if len(self.lut) < n:
+            keys = _REGISTRY.keys[len(self.lut):n]
+            at = np.searchsorted(self.keys_sorted, keys).clip(max=len(self.keys_sorted) - 1)
+            slots = np.where(self.keys_sorted.take(at) == keys, self.slot_of.take(at), 256).astype(np.uint16)
+            self.lut = np.concatenate([self.lut, slots])
+        return self.lut
+
+
+def _mask(present: np.ndarray) -> int:
+    """The slots (0-255) whose count is not zero, as bits of a number."""
+    return int.from_bytes(np.packbits(present[:256] != 0, bitorder="little").tobytes(), "little")
+
+
+def _slots_of(patch: _Patch, table: _Slots) -> _Slotted:
+    """A patch's pixels in ``table``'s slots, kept on the patch (a tile is used again move after move)."""
+    got = patch._slots.get(table.serial)
+    if got is None:
+        slots = table.lookup().take(patch.ids, mode="clip")
+        present = np.bincount(slots.ravel(), minlength=257)
+        if present[256]:
+            ys, xs = np.nonzero(slots == 256)
+            ids = patch.ids[ys, xs]
+            got = _Slotted(slots.astype(np.uint8), _mask(present), frozenset(ids.tolist()), (ys, xs, ids))
+        else:
+            got = _Slotted(slots.astype(np.uint8), _mask(present), frozenset(), None)
+        patch._slots[table.serial] = got
+    return got
+
+
+def _band_slots(band: _Band, table: _Slots) -> _Slotted:
+    """The band in ``table``'s slots: its rows as palette indices, the filter column first (where all its
+    colours have slots, the PNG's rows as they are: no lookup a picture), kept on the band.
+
+    Its mask and spare colours are its tiles' and overlays' whole (as ``listed``), so the picture's are
+    the set of colours of its tiles and overlays, which depends on the position alone."""
+    got = band._slots.get(table.serial)
+    if got is not None:
+        return got
+    grid, top, bottom = band.grid, band.top, band.bottom
+    width, height = grid.xs[-1], bottom - top
+    first, last = top - band.row_top, bottom - band.row_top
+    plain = table.plain(band.background)
+    parts = [plain if t is None else _slots_of(t, table) for t in band.tiles]
+    overlays = _overlays_in(band)
+    laid = [_slots_of(o.patch, table) for o in overlays]
+    mask, spare = 0, frozenset[int]()
+    for part in itertools.chain(parts, laid):
+        mask |= part.mask
+        if part.spare:
+            spare |= part.spare
+    blocks = [_plain(height, 1, 0, np.uint8)]
+    spots: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for c, part in enumerate(parts):
+        if band.tiles[c] is None:
+            blocks.append(_plain(height, grid.xs[c + 1] - grid.xs[c], int(part.index[0, 0]), np.uint8))
+        else:
+            blocks.append(part.index[first:last])
+        if part.spots is not None:
+            ys, xs, ids = part.spots
+            if band.tiles[c] is None:  # a plain tile of a colour without a slot
+                ys, xs = np.indices((last - first, grid.xs[c + 1] - grid.xs[c])).reshape(2, -1)
+                ys, ids = ys + first, np.full(len(ys), ids[0], dtype=ids.dtype)
+            here = (ys >= first) & (ys < last)
+            spots.append((ys[here] - first, xs[here] + grid.xs[c] + 1, ids[here]))
+    index = np.concatenate(blocks, axis=1)
+    for o, part in zip(overlays, laid, strict=True):
+        h, w = o.patch.ids.shape
+        y0, y1 = max(top, o.y), min(bottom, o.y + h)
+        x0, x1 = max(0, o.x), min(width, o.x + w)
+        index[y0 - top:y1 - top, 1 + x0:1 + x1] = part.index[y0 - o.y:y1 - o.y, x0 - o.x:x1 - o.x]
+        # the overlay's pixels replace the tiles' there, spots too
+        spots = [(ys[keep], xs[keep], ids[keep]) for ys, xs, ids in spots
+                 for keep in [(ys < y0 - top) | (ys >= y1 - top) | (xs < 1 + x0) | (xs >= 1 + x1)]]
+        if part.spots is not None:
+            ys, xs, ids = part.spots
+            ys, xs = ys + (o.y - top), xs + (o.x + 1)
+            here = (ys >= y0 - top) & (ys < y1 - top) & (xs >= 1 + x0) & (xs < 1 + x1)
+            spots.append((ys[here], xs[here], ids[here]))
+    joined = tuple(np.concatenate(column) for column in zip(*spots, strict=True)) if spots else None
+    got = _Slotted(index, mask, spare, joined)  # type: ignore[arg-type]
+    band._slots[table.serial] = got
+    return got
 
 
 @lru_cache(maxsize=256)
-def _plain(height: int, width: int, colour: int) -> np.ndarray:
-    """A block of one colour id (never written to: bands copy it)."""
-    block = np.full((height, width), colour, dtype=np.uint16)
+def _plain(height: int, width: int, colour: int, dtype: type = np.uint16) -> np.ndarray:
+    """A block of one colour id, or palette index (never written to: bands copy it)."""
+    block = np.full((height, width), colour, dtype=dtype)
     block.flags.writeable = False
     return block
 
 
-def _ids(img: Image.Image) -> np.ndarray:
-    """An RGB image as colour ids (rows of columns)."""
-    keys = np.frombuffer(img.tobytes("raw", "RGBX"), dtype="<u4") & 0xFFFFFF
-    return _REGISTRY.ids(keys).reshape(img.height, img.width)
+def _ids(core: Any) -> np.ndarray:
+    """An RGB image (Pillow's core image, as ``Image.im``) as colour ids (rows of columns).
+
+    Its bytes come from Pillow's raw encoder called directly: ``Image.tobytes`` wraps the same call in
+    six microseconds of Python, and a TriMac move turns ten tiles into ids."""
+    width, height = core.size
+    coder = _RAW_ENCODER("RGB", "RGBX")
+    coder.setimage(core, (0, 0, width, height))
+    chunks = []
+    while True:
+        _, status, data = coder.encode(max(65536, width * 4))
+        chunks.append(data)
+        if status:
+            break
+    if status < 0:
+        raise RuntimeError(f"raw encoder error {status}")
+    keys = np.frombuffer(chunks[0] if len(chunks) == 1 else b"".join(chunks), dtype="<u4") & 0xFFFFFF
+    return _REGISTRY.ids(keys).reshape(height, width)
 
 
-def _patch(img: Image.Image) -> _Patch:
-    """An RGB image as colour ids, and its colours in the order of their values."""
-    ids = _ids(img)
-    present = np.flatnonzero(np.bincount(ids.ravel()))
-    return _Patch(ids, tuple(_REGISTRY.by_value(present).tolist()), next(_SERIALS))
+def _patch(core: Any) -> _Patch:
+    """An RGB image (Pillow's core image) as colour ids, and its colours in the order of their values."""
+    ids = _ids(core)
+    return _Patch(ids)
 
 
 @lru_cache(maxsize=64)
@@ -607,7 +844,8 @@ def _full(background: str, base: _Base, others: list[Shape]) -> _Laid:
             per_tile[t].remove(i)
     tiles = [_tile_of(background, base, t, [infos[i] for i in here]) for t, here in enumerate(per_tile)]
     ids = list(map(id, others))
-    return _Laid(others, ids, dict(zip(ids, count(), strict=False)), near, {ids[i]: others[i] for i in lone},
+    return _Laid(others, ids, dict(zip(ids, count(), strict=False)), set(ids), near,
+                 {ids[i]: others[i] for i in lone},
                  tiles,  # type: ignore[misc]
                  [_overlay(others[i], background) for i in lone])  # type: ignore[arg-type]
 
@@ -621,9 +859,9 @@ def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _La
     same shapes in the same order as before, and so the same key and pixels."""
     ids = list(map(id, others))
     if ids == prev.ids:
-        return _Laid(others, ids, prev.pos, prev.near, prev.lone, prev.tiles, prev.overlays)
+        return _Laid(others, ids, prev.pos, prev.idset, prev.near, prev.lone, prev.tiles, prev.overlays)
     pos = dict(zip(ids, count(), strict=False))
-    now, was = pos.keys(), prev.pos.keys()
+    now, was = set(ids), prev.idset
     added, removed = now - was, was - now
     if len(pos) != len(ids) or len(added) + len(removed) > len(ids) // 4 + 16:
         return None
@@ -699,7 +937,7 @@ def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _La
         tiles[t] = _tile_of(background, base, t, [f for f in near[t] if id(f[0]) not in lone], prev.tiles[t],
                             boxes.get(t))
     overlays = [_overlay(s, background) for s in sorted(lone.values(), key=lambda s: pos[id(s)])]
-    return _Laid(others, ids, pos, near, lone, tiles, overlays)
+    return _Laid(others, ids, pos, now, near, lone, tiles, overlays)
 
 
 def _alone(info: _SHAPE, near: list[list[_SHAPE]], base: _Base) -> bool:
@@ -765,12 +1003,12 @@ def _repaint(background: str, base: _Base, t: int, infos: list[_SHAPE], before: 
         img = Image.new("RGB", (w * k, h * k), background)
         _draw(img, [base.shapes[i] for i in base.indexes[t]], -x * k, -y * k)
         _remember(_CANVASES, canvas, img, CANVAS_CACHE)
-    part = img.crop(((x0 - x) * k, (y0 - y) * k, (x1 - x) * k, (y1 - y) * k))
+    part = img._new(img.im.crop(((x0 - x) * k, (y0 - y) * k, (x1 - x) * k, (y1 - y) * k)))
     _draw(part, [info[0] for info in infos if info[2][0] < x1 and info[2][2] > x0 and info[2][1] < y1
                  and info[2][3] > y0], -x0 * k, -y0 * k)
     ids = before.ids.copy()
-    ids[y0 - y:y1 - y, x0 - x:x1 - x] = _ids(part.reduce(k))
-    return _Patch(ids, tuple(_REGISTRY.by_value(np.flatnonzero(np.bincount(ids.ravel()))).tolist()), next(_SERIALS))
+    ids[y0 - y:y1 - y, x0 - x:x1 - x] = _ids(part.im.reduce((k, k), (0, 0, *part.size)))
+    return _Patch(ids)
 
 
 def _tile(background: str, base: _Base, t: int, infos: list[_SHAPE]) -> _Patch:
@@ -847,7 +1085,7 @@ def _overlay_at(text: str, size: int, anchor: str, x: float, y: float, fill: tup
     img = Image.new("RGB", (w + w % 2, h + h % 2), background)
     img.im.paste(fill, (odd_x, odd_y, odd_x + mask.width, odd_y + mask.height), _text_bits(text, size, anchor, x % 1,
                                                                                            y % 1).im)
-    return _Overlay((text, size, anchor, x, y, fill, background), _patch(img.reduce(SUPERSAMPLE)),
+    return _Overlay((text, size, anchor, x, y, fill, background), _patch(img.im.reduce((SUPERSAMPLE, SUPERSAMPLE), (0, 0, *img.size))),
                     (x2 - odd_x) // 2, (y2 - odd_y) // 2)
 
 
@@ -864,7 +1102,7 @@ def _paint_tile(background: str, x: int, y: int, w: int, h: int, canvas: tuple,
     if others:
         img = img.copy()
         _draw(img, others, -x * k, -y * k)
-    return _patch(img.reduce(k))
+    return _patch(img.im.reduce((k, k), (0, 0, *img.size)))  # Image.reduce's own call, without its checks
 
 
 def _extent(s: Shape) -> tuple[float, float, float, float]:

@@ -132,12 +132,13 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.parametrize("name", ["trimac", "tridchess"])
+@pytest.mark.parametrize("name", [g.name for g in GAMES])
 def test_the_same_bytes_cold_and_after_any_other_positions_in_any_order(name: str) -> None:
-    """Off a square grid a tile is painted again only where shapes came or went, and TriMac's palette
-    takes fixed slots (issue 25): what a process drew before, in whatever order, must not reach the
-    bytes.  Every view of positions of two games, drawn in play order, backwards and shuffled in one
-    warm process, is the bytes a fresh process draws from nothing for each."""
+    """Off a square grid a tile is painted again only where shapes came or went, every game's palette
+    takes fixed slots, and tiles and bands keep their palette indices (issue 25): what a process drew
+    before, in whatever order, must not reach the bytes.  Every view of positions of two games, drawn
+    in play order, backwards and shuffled in one warm process, is the bytes a fresh process draws from
+    nothing for each."""
     game = games.load_game(name)
     views = [(state, seat) for seed in (11, 12) for state in positions(game, 8, seed=seed)
              for seat in seats(game)]
@@ -152,6 +153,46 @@ def test_the_same_bytes_cold_and_after_any_other_positions_in_any_order(name: st
         for i in order:
             state, seat = views[i]
             assert draw_png.to_png(game.draw(state, seat, names(game))).hex() == cold[i], (name, seat, i)
+
+
+@pytest.mark.parametrize("name", ["trimac", "warpandweft"])
+def test_colours_without_a_slot_take_free_ones_the_same_cold_and_warm(name: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A table that lacks some of a picture's colours (stale, or a game's rare colour) still gives its
+    pixels, and the same bytes whatever was drawn before: those colours are written into the bands'
+    kept palette indices where they are (tiles, plain background and text lines), with the slots the
+    picture gives them.  The table here lacks every third colour and the background."""
+    game = games.load_game(name)
+    views = [(state, seat) for state in positions(game, 10, seed=21) for seat in seats(game)]
+    keys = {game.draw(state, seat, names(game)).base_key for state, seat in views}
+    for key in keys:
+        table = draw_png._slot_table(key)
+        assert table is not None, key
+        listed = (draw_png.SLOTS.get(key) or draw_png.SLOTS[key.partition("-")[0]]).split()
+        background = game.draw(views[0][0], None, names(game)).background.lstrip("#").lower()
+        monkeypatch.setitem(draw_png.SLOTS, key, " ".join(
+            w for i, w in enumerate(listed) if i % 3 and w != background))
+    draw_png._slot_table.cache_clear()
+    draw_png._slots.cache_clear()
+    try:
+        draw_png.forget()
+        warm = [draw_png.to_png(game.draw(state, seat, names(game))) for state, seat in views]
+        wider = 0
+        for (state, seat), got in zip(views, warm, strict=True):
+            drawing = game.draw(state, seat, names(game))
+            png = Image.open(io.BytesIO(got))
+            diff = ImageChops.difference(reference(drawing), png.convert("RGB"))
+            assert diff.getbbox() is None, f"{name} seen by {seat}: pixels differ in {diff.getbbox()}"
+            table = draw_png._slot_table(drawing.base_key)
+            wider += len(png.getpalette() or []) > 3 * table.size  # type: ignore[union-attr]
+            draw_png.forget()
+            assert draw_png.to_png(drawing) == got, (name, seat)
+        # where the table leaves room, a colour without a slot takes one past it
+        assert wider > 0 or name == "trimac"
+    finally:
+        monkeypatch.undo()
+        draw_png._slot_table.cache_clear()
+        draw_png._slots.cache_clear()
+        draw_png.forget()
 
 
 def test_pictures_change_with_the_move_and_keep_their_colours() -> None:
