@@ -21,6 +21,11 @@ A plugin package may hold a module ``engine_hooks`` (as it may hold
     The seats still playing, in a game of more than two where a seat can
     be out while the others play on (TriMac's defeated armies).  The server
     uses it to end a board where only the computer is left.
+``EXPLORATION: float``
+    UCT's exploration constant for this game's searches (default
+    ``search.EXPLORATION``, 0.7).  An evaluation whose values crowd near 0.5
+    (TriMac's: a Pawn moves it by 0.02) wants a smaller one, or the search
+    spreads its visits evenly below the root and sees no reply.
 ``explain(game, state, seat) -> str``
     A few words, in the game's terms, on what ``evaluate`` sees for
     ``seat`` ("material 39 against 35"), for hints and reviews.
@@ -58,6 +63,8 @@ class Hooks:
     order: Order | None = None
     explain: Explain | None = None
     in_play: InPlay | None = None
+    #: UCT's exploration constant; None: the search's own.
+    exploration: float | None = None
 
     @property
     def names(self) -> list[str]:
@@ -95,4 +102,5 @@ def _from_module(module: Any) -> Hooks:
         order=getattr(module, "order", None),
         explain=getattr(module, "explain", None),
         in_play=getattr(module, "in_play", None),
+        exploration=float(module.EXPLORATION) if hasattr(module, "EXPLORATION") else None,
     )

@@ -100,6 +100,8 @@ class Search:
         self.rng = rng
         self.players = game.players
         self.nodes = 0
+        #: UCT's exploration constant: the game's (hooks), else the default.
+        self.exploration = hooks.exploration if hooks.exploration is not None else EXPLORATION
         #: The searching seat when the other seats are taken to play against it (a paranoid
         #: search, Level.paranoid), else None: each seat maximises its own value (max^n).
         self.paranoid: int | None = None
@@ -163,10 +165,11 @@ class Search:
         log_n = math.log(node.visits)
         best, best_score = None, -1.0
         me = self.paranoid
+        exploration = self.exploration
         for child in node.children.values():
             # An opponent of a paranoid search picks what is worst for the searching seat.
             own = child.totals[seat] if me is None or seat == me else child.visits - child.totals[me]
-            score = own / child.visits + EXPLORATION * math.sqrt(log_n / child.visits)
+            score = own / child.visits + exploration * math.sqrt(log_n / child.visits)
             if score > best_score:
                 best, best_score = child, score
         assert best is not None

@@ -62,6 +62,10 @@ MATED = 25.0
 #: A lead (in score points) that makes a ~73% favourite.
 SCALE = 12.0
 PLAYOUT_DEPTH = 0
+#: UCT's exploration constant here (games/engine/hooks.py): a Pawn moves a value by ~0.02
+#: (SCALE), and the default 0.7 let a node 3 plies down choose among moves 12 points apart
+#: as if they were alike, so the search saw no reply to its own move.
+EXPLORATION = 0.3
 
 
 def _closeness() -> dict[int, tuple[float, ...]]:
@@ -161,12 +165,11 @@ def scores(state: Any) -> list[float]:
 
 
 def evaluate(game: Any, state: Any) -> Sequence[float]:
-    """Per army: the logistic of its score's lead over the strongest other army still in play.
+    """Per army: the logistic of its score's lead over the mean of the other armies still in play.
 
-    Over the strongest, not over the mean of the others (as before): measured
-    against two level-1 computers, level 3 with the mean won 5 of 10 games;
-    with the strongest it goes for the army that can still beat it, not for
-    whichever is cheapest to hurt (bench/README.md, issue 27).
+    Not over the strongest other army: every army's evaluation is this one,
+    so with the strongest both of level 3's level-1 opponents played against
+    whoever led, i.e. against it (bench/README.md, issue 27, fourth session).
 
     Not ``engine.common.shares``: that softmax, stretched for three seats,
     reads 1.0 for every move once one army leads by some 15 points, and the
@@ -177,7 +180,7 @@ def evaluate(game: Any, state: Any) -> Sequence[float]:
     out = [0.0, 0.0, 0.0]
     for s in alive:
         others = [score[o] for o in alive if o != s]
-        lead = score[s] - max(others) if others else SCALE * 10
+        lead = score[s] - sum(others) / len(others) if others else SCALE * 10
         out[s] = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, lead / SCALE))))
     return out
 

@@ -168,3 +168,32 @@ def test_paranoia_changes_nothing_in_a_two_player_game() -> None:
     state = position("a1")
     first, second = analyse(TTT, state, plain, seed=4), analyse(TTT, state, wary, seed=4)
     assert (first.best, first.top, first.values) == (second.best, second.top, second.values)
+
+
+def test_a_games_exploration_constant_decides_between_a_better_mean_and_fewer_visits() -> None:
+    """A hook's EXPLORATION replaces UCT's default: with little exploration the search takes the move
+    with the better mean, with much it takes the one it has looked at less (same numbers both times)."""
+    from types import SimpleNamespace
+
+    from games.engine.search import EXPLORATION, Node, Search
+
+    def pick(hooks: Hooks) -> str:
+        search = Search(SimpleNamespace(players=2), hooks, random.Random(0))  # type: ignore[arg-type]
+        node = Node(None, 0, 2)
+        node.visits = 110
+        known, fresh = Node(None, 1, 2), Node(None, 1, 2)
+        known.visits, known.totals = 100, [60.0, 40.0]  # mean 0.6, well explored
+        fresh.visits, fresh.totals = 10, [5.0, 5.0]  # mean 0.5, barely looked at
+        node.children = {"known": known, "fresh": fresh}
+        return next(m for m, c in node.children.items() if c is search.select(node))
+
+    assert Hooks().exploration is None and pick(Hooks()) == "fresh"  # the default, 0.7
+    assert pick(Hooks(exploration=0.1)) == "known"
+    assert pick(Hooks(exploration=EXPLORATION)) == "fresh"
+
+
+def test_trimac_declares_its_exploration_constant() -> None:
+    import games
+
+    assert hooks_for(games.load_game("trimac")).exploration == 0.3
+    assert hooks_for(TTT).exploration is None
