@@ -197,3 +197,36 @@ def test_trimac_declares_its_exploration_constant() -> None:
 
     assert hooks_for(games.load_game("trimac")).exploration == 0.3
     assert hooks_for(TTT).exploration is None
+
+
+def test_nodes_count_every_position_the_search_generated() -> None:
+    """nodes: each root move tried for a win at once, then one new position per iteration (an
+    evaluation at depth 0 plays no playout); with a win at once, only the moves tried up to it."""
+    flat = Hooks(evaluate=lambda game, state: [0.5, 0.5], playout_depth=0)
+    five = Level(0, iterations=5, cpu_seconds=30.0, accepts_undo=True)
+    state = position("a1")  # O to move, eight empty squares, no win at once
+    assert analyse(TTT, state, five, seed=1, hooks=flat).nodes == 8 + 5
+    won = position("a1", "b1", "a2", "b2")  # X wins with a3
+    legal = TTT.legal_moves(won)
+    assert legal.index("a3") < len(legal) - 1  # a move after it would be counted by mistake
+    assert analyse(TTT, won, five, seed=1, hooks=flat).nodes == legal.index("a3") + 1
+
+
+def test_the_reason_names_the_position_after_the_move_unless_it_ends_the_game() -> None:
+    """explain() speaks of the position after the best move; none is asked of a finished game."""
+    asked: list[int] = []
+
+    def explain(game, state, seat):  # type: ignore[no-untyped-def]
+        asked.append(seat)
+        return "the words of the hook"
+
+    hooks = Hooks(explain=explain)
+    found = analyse(TTT, position("a1"), QUICK, seed=2, hooks=hooks)
+    assert found.reason.endswith("; after it, the words of the hook") and asked == [1]
+    # One square left, and filling it draws: searched (evaluate=True), the best move ends the game,
+    # so there is no position after it to explain.
+    asked.clear()
+    last = position("a3", "a2", "b2", "c3", "a1", "c1", "c2", "b3")
+    found = analyse(TTT, last, QUICK, seed=2, hooks=hooks, evaluate=True)
+    assert found.best == "b1" and found.iterations > 0 and asked == []
+    assert "after it" not in found.reason
