@@ -192,10 +192,15 @@ def test_a_games_exploration_constant_decides_between_a_better_mean_and_fewer_vi
     assert pick(Hooks(exploration=EXPLORATION)) == "fresh"
 
 
-def test_trimac_declares_its_exploration_constant() -> None:
+def test_a_games_hooks_are_read_from_its_engine_hooks_module() -> None:
+    """Every hook TriMac's module defines is the one the search gets (its exploration constant too)."""
     import games
+    from games.trimac import engine_hooks
 
-    assert hooks_for(games.load_game("trimac")).exploration == 0.3
+    found = hooks_for(games.load_game("trimac"))
+    assert (found.evaluate, found.order, found.explain, found.in_play) == (
+        engine_hooks.evaluate, engine_hooks.order, engine_hooks.explain, engine_hooks.in_play)
+    assert (found.playout_depth, found.exploration, found.playout_move) == (0, 0.3, None)
     assert hooks_for(TTT).exploration is None
 
 
