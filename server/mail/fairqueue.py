@@ -31,25 +31,19 @@ from sqlalchemy.orm import Session
 
 from server.store.model import Inbound
 
+#: A message a worker may take at ``now``: new, and not under another worker's lease.
+_CLAIMABLE = (Inbound.status == "new",
+              or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < bindparam("now")))
 #: Is any message claimable in a tier?  Built once: this runs at every wake-up of every worker.
-_WAITING = (select(Inbound.id)
-            .where(Inbound.status == "new",
-                   or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < bindparam("now")),
-                   Inbound.known == bindparam("known"))
-            .limit(1))
-#: Each waiting sender's oldest claimable message in a tier, oldest first (built once, as the next two).
+_WAITING = select(Inbound.id).where(*_CLAIMABLE, Inbound.known == bindparam("known")).limit(1)
+#: Each waiting sender's oldest claimable message in a tier, oldest first (built once).
 _HEADS = (select(Inbound.sender, func.min(Inbound.id))
-          .where(Inbound.status == "new",
-                 or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < bindparam("now")),
-                 Inbound.known == bindparam("known"))
+          .where(*_CLAIMABLE, Inbound.known == bindparam("known"))
           .group_by(Inbound.sender)
           .order_by(func.min(Inbound.id))
           .limit(bindparam("heads")))
 #: One message, locked, if still claimable (another worker may have taken it meanwhile).
-_TAKE = (select(Inbound)
-         .where(Inbound.id == bindparam("id"), Inbound.status == "new",
-                or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < bindparam("now")))
-         .with_for_update(skip_locked=True))
+_TAKE = select(Inbound).where(Inbound.id == bindparam("id"), *_CLAIMABLE).with_for_update(skip_locked=True)
 
 
 class TokenBucket:

@@ -118,27 +118,23 @@ def _alive(pid: int) -> bool:
 #: Seconds between counts of the hour's sent mail (Deliverer._outbound_room).
 ROOM_RECOUNT = 1.0
 
+#: A mail due at ``now``: pending, its next attempt come, and not under another deliverer's lease.
+_DUE_NOW = (Outbox.status == "pending", Outbox.next_attempt <= bindparam("now"),
+            or_(Outbox.claimed_until.is_(None), Outbox.claimed_until < bindparam("now")))
 #: Is any mail due?  Built once: the deliverer asks at every wake-up (Database.peek).
-_DUE = (select(Outbox.id)
-        .where(Outbox.status == "pending", Outbox.next_attempt <= bindparam("now"),
-               or_(Outbox.claimed_until.is_(None), Outbox.claimed_until < bindparam("now")))
-        .limit(1))
+_DUE = select(Outbox.id).where(*_DUE_NOW).limit(1)
 #: The claim's statements and the "sent" mark, built once (issue 25): a batch per move.
 _CLAIMABLE = {stranger: (select(Outbox.id, Outbox.envelope_from, Outbox.recipients, Outbox.message, Outbox.tries,
                                 Outbox.pictures, Outbox.stranger)
-                         .where(Outbox.status == "pending",
-                                Outbox.stranger.is_(stranger),
-                                Outbox.next_attempt <= bindparam("now"),
-                                or_(Outbox.claimed_until.is_(None), Outbox.claimed_until < bindparam("now")))
+                         .where(*_DUE_NOW, Outbox.stranger.is_(stranger))
                          .order_by(Outbox.id)
                          .limit(bindparam("limit"))
                          .with_for_update(skip_locked=True))
               for stranger in (False, True)}
-_CLAIM = (update(Outbox.__table__).where(Outbox.__table__.c.id.in_(bindparam("ids", expanding=True)))
-          .values(claimed_by=bindparam("name"), claimed_until=bindparam("until")))
-_SENT = (update(Outbox.__table__).where(Outbox.__table__.c.id.in_(bindparam("ids", expanding=True)))
-         .values(status="sent", tries=Outbox.__table__.c.tries + 1, last_error=None, claimed_until=None,
-                 sent_at=bindparam("now")))
+_ROWS = update(Outbox.__table__).where(Outbox.__table__.c.id.in_(bindparam("ids", expanding=True)))
+_CLAIM = _ROWS.values(claimed_by=bindparam("name"), claimed_until=bindparam("until"))
+_SENT = _ROWS.values(status="sent", tries=Outbox.__table__.c.tries + 1, last_error=None, claimed_until=None,
+                     sent_at=bindparam("now"))
 
 
 class Deliverer:

@@ -21,7 +21,7 @@ from html.parser import HTMLParser
 
 from server.mail.autoreply import autoresponder_reason
 from server.mail.guards import header_fields, header_problem
-from server.mail.headers import field as decoded_field
+from server.mail.headers import field as _header  # decoded, "" when absent or unreadable
 from server.mail.mailtext import MAX_LINE, command_lines, comment_text, decode_flowed
 
 #: Multipart containers (``boundary=`` parameters) beyond which the body is not parsed.
@@ -234,11 +234,6 @@ def attached_text(msg: Message) -> str | None:
         if part.get_content_maintype() == "text" or filename.lower().endswith(".txt"):
             return normalise(_part_text(part))
     return None
-
-
-def _header(msg: Message, name: str) -> str:
-    """The field's decoded value, "" when absent or unreadable (server/mail/headers.py)."""
-    return decoded_field(msg, name)
 
 
 def mailable(address: str) -> bool:

@@ -394,3 +394,25 @@ def test_reminders_and_digests_carry_reply_addresses_that_work(board: Running) -
     assert len(reminder) == 1 and "Reminder" in reminder[0].subject and FOOTER in reminder[0].text
     new = deliver(running, iphone(reminder[0], BOB, "b1"), BOB, reply_address(reminder[0]))
     assert any("bob played b1." in m.text for m in new)
+
+
+def test_a_move_by_reply_writes_its_board_once_and_its_move_once(board: Running) -> None:
+    """One UPDATE of the board and one INSERT of the move per move by reply: the move's INSERT
+    must not flush the board's change early, to be written again with the rest (issue 25)."""
+    from sqlalchemy import event
+
+    running = board
+    seen: list[str] = []
+
+    def note(conn, cursor, statement, params, context, many):  # type: ignore[no-untyped-def]
+        seen.append(" ".join(statement.split()[:3]).upper())
+
+    event.listen(running.db.engine, "before_cursor_execute", note)
+    try:
+        mail = latest(running, ALICE)
+        deliver(running, thunderbird_flowed(mail, ALICE, "a1"), ALICE, reply_address(mail))
+    finally:
+        event.remove(running.db.engine, "before_cursor_execute", note)
+    assert board_state(running)[0] == 1
+    assert seen.count("UPDATE BOARDS SET") == 1, seen
+    assert seen.count("INSERT INTO MOVES") == 1, seen

@@ -15,6 +15,7 @@ import smtplib
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 from sqlalchemy import event, func, select
@@ -23,7 +24,7 @@ from server.core.config import Settings
 from server.mail.inbound import Arrival, GroupCommit, RateLimited, store, store_batch
 from server.processes.worker import Worker
 from server.store.database import Database
-from server.store.model import Inbound, Outbox
+from server.store.model import Inbound, Outbox, utcnow
 from tests.mailtools import Sink, free_port, make_mail, send
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -90,6 +91,36 @@ def test_a_one_command_mail_is_one_transaction(db_url: str) -> None:
         row = s.scalars(select(Inbound)).one()
         assert (row.status, row.commands_done, row.claimed_until) == ("done", 1, None)
         assert s.scalar(select(func.count()).select_from(Outbox)) == 1
+    db.dispose()
+
+
+def test_a_mail_of_several_commands_holds_a_lease_between_its_transactions(sqlite_url: str) -> None:
+    """Between the commands of a ``multiple`` mail (a transaction each) the row carries the worker's
+    name and a lease, so another worker leaves it alone if this one dies; once done, no lease."""
+    db = Database(sqlite_url)
+    db.upgrade()
+    settings = Settings(database_url=sqlite_url, addresses=[ADDRESS], address_proof="from")
+    store(db, make_mail("alice@example.org", ADDRESS, "multiple", "help\nhelp commands\n").as_bytes(),
+          "alice@example.org", [ADDRESS])
+    worker = Worker(db, settings, name="w-test")
+    seen: list[tuple] = []
+    step = worker._run_step
+
+    def spy(inbound_id, index, parsed, line):  # type: ignore[no-untyped-def]
+        with db.transaction() as s:
+            row = s.get(Inbound, inbound_id)
+            seen.append((row.commands_done, row.claimed_by, row.claimed_until))
+        return step(inbound_id, index, parsed, line)
+
+    worker._run_step = spy  # type: ignore[method-assign]
+    before = utcnow()
+    assert worker.run_once() is True
+    [(done, by, until)] = seen
+    assert (done, by) == (1, "w-test")
+    assert until is not None and until >= before + timedelta(seconds=settings.lease_seconds - 5)
+    with db.transaction() as s:
+        row = s.scalars(select(Inbound)).one()
+        assert (row.status, row.commands_done, row.claimed_by, row.claimed_until) == ("done", 2, "w-test", None)
     db.dispose()
 
 
