@@ -29,7 +29,7 @@ from server.mail.wrapping import WIDTH, wrap, wrap_prose
 from server.pictures.cache import Picture
 from server.pictures.cache import make as make_picture
 from server.store.model import Board, Move, Seat, User, utcnow
-from server.store.queries import known_board, remember_board, remember_owners
+from server.store.queries import core, known_board, remember_board, remember_owners
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -147,7 +147,9 @@ def moves_of(session: Session, board: Board) -> list[Move]:
     growing with the game (issue 25).  Nobody changes a listed move (undo
     deletes with one statement), so rows serve.
     """
-    return list(session.execute(_MOVES, {"board": board.id}))  # type: ignore[arg-type]
+    # On the connection (server.store.queries.core): moves are only ever written by Core
+    # statements, so nothing of them waits in the session to be flushed first.
+    return list(core(session, _MOVES, {"board": board.id}))  # type: ignore[arg-type]
 
 
 def replay(game: Game, board: Board, moves: list[Move], upto: int | None = None) -> Any:
@@ -212,9 +214,9 @@ _INSERT_MOVE = insert(Move.__table__)
 def record_move(session: Session, board: Board, seat: int, move: str, auto: bool = False) -> None:
     """Store the next move; ``auto``: played by the server for its owner (queued or conditional)."""
     board.ply += 1
-    with session.no_autoflush:  # the board's changes go in one UPDATE later, not one now and one then
-        session.execute(_INSERT_MOVE, {"board_id": board.id, "ply": board.ply, "seat": seat, "move": move,
-                                       "auto": auto})
+    # On the connection: no autoflush, so the board's changes go in one UPDATE later, not one now
+    # and one then.
+    core(session, _INSERT_MOVE, {"board_id": board.id, "ply": board.ply, "seat": seat, "move": move, "auto": auto})
 
 
 def _squash(move: str) -> str:
