@@ -29,6 +29,7 @@ from datetime import datetime
 from sqlalchemy import Connection, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
+from server.mail.taken import Taken, columns
 from server.store.model import Inbound
 from server.store.queries import core
 
@@ -43,8 +44,9 @@ _HEADS = (select(Inbound.sender, func.min(Inbound.id))
           .group_by(Inbound.sender)
           .order_by(func.min(Inbound.id))
           .limit(bindparam("heads")))
-#: One message, locked, if still claimable (another worker may have taken it meanwhile).
-_TAKE = select(Inbound).where(Inbound.id == bindparam("id"), *_CLAIMABLE).with_for_update(skip_locked=True)
+#: One message, locked, if still claimable (another worker may have taken it meanwhile): as
+#: plain values (server/mail/taken.py), not an ORM object.
+_TAKE = select(*columns()).where(Inbound.id == bindparam("id"), *_CLAIMABLE).with_for_update(skip_locked=True)
 
 
 class TokenBucket:
@@ -90,7 +92,7 @@ class FairQueue:
                 return True
         return False
 
-    def pick(self, session: Session, now: datetime) -> Inbound | None:
+    def pick(self, session: Session, now: datetime) -> Taken | None:
         """The row to claim, locked; None when nothing may be taken now."""
         for known in (True, False):
             if not known and not self.strangers.available():
@@ -105,15 +107,15 @@ class FairQueue:
                 return row
         return None
 
-    def _pick_tier(self, session: Session, now: datetime, known: bool) -> Inbound | None:
+    def _pick_tier(self, session: Session, now: datetime, known: bool) -> Taken | None:
         # On the connection: nothing of the inbound table waits in the session (server.store.queries.core).
         heads = core(session, _HEADS, {"now": now, "known": known, "heads": self.MAX_HEADS}).all()
         # Senders served longest ago (or never) first; among those, the oldest mail.
         order = sorted(heads, key=lambda h: (self.served.get(h[0], -1), h[1]))
         for _, row_id in order[:20]:
-            row = session.scalars(_TAKE, {"id": row_id, "now": now}).first()
+            row = core(session, _TAKE, {"id": row_id, "now": now}).first()
             if row is not None:
-                return row
+                return Taken.of(row)
         return None
 
     def _forget(self) -> None:

@@ -41,13 +41,14 @@ from server.commands import CommandError, Context, Request, Result, describe, di
 from server.commands.masking import log_line, mask_words, scrub, secret_words
 from server.commands.subjects import canonical_words, names_a_board
 from server.core.config import Settings
-from server.mail import limits
+from server.mail import limits, taken
 from server.mail.authresults import from_authenticated
 from server.mail.fairqueue import FairQueue
 from server.mail.inbound import slim
 from server.mail.parse import ParsedMail, parse_message
 from server.mail.quota import clip_words, is_stranger, quote_for_stranger
 from server.mail.replies import Mail, board_root, queue
+from server.mail.taken import Taken
 from server.mail.wrapping import wrap, wrap_indented
 from server.pictures.cache import Picture, wanted_by
 from server.store.database import Backoff, Database, worker_name
@@ -167,7 +168,7 @@ class Worker:
         self.outage = Backoff()
 
     # -- claiming ----------------------------------------------------------
-    def _claim(self, session: Session) -> Inbound | None:
+    def _claim(self, session: Session) -> Taken | None:
         """The next message by the fair queue (server/mail/fairqueue.py), locked, in the caller's transaction.
 
         A message left in flight by a process that died (``inflight``) had
@@ -180,6 +181,7 @@ class Worker:
                 return row
             row.error = (row.error or "") + f"\n(set aside when taken after {row.tries} tries)"
             self._set_aside(session, row)
+            row.save(session)
 
     # -- a process that died while applying a message ---------------------------
     def _mark_inflight(self, inbound_id: int | None) -> None:
@@ -296,7 +298,7 @@ class Worker:
         None when it is not answered, commands done) so the caller applies
         the rest of a multi-command mail.
         """
-        row = self._claim(session) if inbound_id is None else session.get(Inbound, inbound_id, with_for_update=True)
+        row = self._claim(session) if inbound_id is None else taken.lock(session, inbound_id)
         if row is None or row.status != "new":
             return None
         self.current = row.id
@@ -311,7 +313,7 @@ class Worker:
         if row.commands_done == 0 and self._is_duplicate(session, row.id, row.dedupe_key):
             reason = f"same Message-ID, sender and content as an earlier one ({row.dedupe_key[:40]})"
             log.info("inbound %d from %r dropped as a duplicate: %s", row.id, row.mail_from, reason)
-            self._finish_quietly(row, "duplicate", reason)
+            self._finish_quietly(session, row, "duplicate", reason)
             return row.id, None, 0
         parsed = parse_message(row.raw, row.mail_from, self.own, self.settings.max_commands,
                                reply_token(self.settings, list(row.rcpt_to or [])))
@@ -322,12 +324,12 @@ class Worker:
                 queue(session, self.settings, mail)
                 row.results = [{"command": "(address confirmation)", "ok": True, "text": mail.body,
                                 "subject": mail.subject, "references": []}]
-                self._finish_quietly(row, "done", None)
+                self._finish_quietly(session, row, "done", None)
                 return row.id, None, 0
         if parsed.no_reply_reason or not parsed.reply_to:
             reason = parsed.no_reply_reason or "no address to answer"
             log.info("inbound %d from %r not answered: %s", row.id, row.mail_from, reason)
-            self._finish_quietly(row, "ignored", reason)
+            self._finish_quietly(session, row, "ignored", reason)
             return row.id, None, 0
         parsed.from_authenticated = from_authenticated(row.raw, parsed.from_address, self.settings.trusted_authserv)
         parsed.stranger = not row.known
@@ -360,7 +362,7 @@ class Worker:
     def _is_duplicate(session: Session, inbound_id: int, key: str) -> bool:
         return core(session, _EARLIER_COPY, {"key": key, "id": inbound_id}).first() is not None
 
-    def _finish_quietly(self, row: Inbound, status: str, reason: str | None) -> None:
+    def _finish_quietly(self, session: Session, row: Taken, status: str, reason: str | None) -> None:
         row.claimed_by = self.name
         slim(row)
         row.status = status
@@ -368,19 +370,20 @@ class Worker:
         row.done_at = utcnow()
         row.claimed_until = None
         row.tries = 0
+        row.save(session)
 
     def _run_step(self, inbound_id: int, index: int, parsed: ParsedMail, line: str | None) -> None:
         """Apply command ``index`` of the message, in one transaction, once."""
 
         def work(session: Session) -> None:
-            row = session.get(Inbound, inbound_id, with_for_update=True)
+            row = taken.lock(session, inbound_id)
             if row is None or row.status != "new" or row.commands_done != index:
                 return  # applied already (by us before a crash, or by another worker)
             self._step(session, row, index, parsed, line)
 
         self.db.run(work)
 
-    def _step(self, session: Session, row: Inbound, index: int, parsed: ParsedMail, line: str | None) -> None:
+    def _step(self, session: Session, row: Taken, index: int, parsed: ParsedMail, line: str | None) -> None:
         """Run command ``index`` on the locked row: result, replies, progress (the caller commits)."""
         started = time.perf_counter()
         result = self._execute(session, parsed, line)
@@ -416,6 +419,7 @@ class Worker:
             row.done_at = utcnow()
             row.claimed_until = None
             row.tries = 0
+        row.save(session)
         ms = (time.perf_counter() - started) * 1000
         log.info("command from=%s cmd=%r result=%s ms=%.1f", parsed.reply_to, log_line(result[0]),
                  "ok" if result[1].ok else "refused: " + result[1].text.splitlines()[0][:120], ms)
@@ -559,7 +563,7 @@ class Worker:
         log.error("inbound %d failed:\n%s", inbound_id, error)
 
         def work(session: Session) -> None:
-            row = session.get(Inbound, inbound_id, with_for_update=True)
+            row = taken.lock(session, inbound_id)
             if row is None or row.status != "new":
                 return
             row.tries += 1
@@ -567,11 +571,12 @@ class Worker:
             row.claimed_until = utcnow() + timedelta(seconds=min(60, 2**row.tries))
             if row.tries >= MAX_TRIES:
                 self._set_aside(session, row)
+            row.save(session)
 
         self.db.run(work)
 
-    def _set_aside(self, session: Session, row: Inbound) -> None:
-        """Shunt ``row`` and tell its sender (the notice may fail; the shunt may not)."""
+    def _set_aside(self, session: Session, row: Taken) -> None:
+        """Shunt ``row`` and tell its sender (the notice may fail; the shunt may not; the caller saves it)."""
         row.status = "shunted"
         row.claimed_until = None
         log.error("inbound %d set aside after %d tries", row.id, row.tries)
