@@ -151,9 +151,9 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true", help="py-spy the listener (last round)")
     args = parser.parse_args()
 
-    import games
     from bench_throughput import populate
 
+    import games
     from server.store.database import Database
 
     work = Path(tempfile.mkdtemp(prefix="pbmserv-bench-listener-"))
