@@ -57,12 +57,15 @@ def serve_listener(url: str, port: int) -> None:
     threading.Event().wait()
 
 
-def serve_sink(port: int) -> None:
-    """The child: aiosmtpd's bare sink (what bench_throughput calls the ceiling)."""
+def serve_sink(port: int, uvloop: bool = False) -> None:
+    """The child: aiosmtpd's bare sink (what bench_throughput calls the ceiling), on asyncio's loop or uvloop's."""
+    import asyncio
+
     from aiosmtpd.controller import Controller
     from bench_throughput import NullHandler
 
-    Controller(NullHandler(), hostname="127.0.0.1", port=port, server_hostname="sink.bench.test").start()
+    loop = __import__("uvloop").new_event_loop() if uvloop else asyncio.new_event_loop()
+    Controller(NullHandler(), loop=loop, hostname="127.0.0.1", port=port, server_hostname="sink.bench.test").start()
     threading.Event().wait()
 
 
@@ -137,7 +140,8 @@ def start(kind: str, url: str) -> tuple[int, subprocess.Popen]:
 
     port = free_port()
     code = f"import sys; sys.path.insert(0, {str(HERE)!r}); import bench_listener as b; "
-    code += f"b.serve_listener({url!r}, {port})" if kind == "listener" else f"b.serve_sink({port})"
+    code += (f"b.serve_listener({url!r}, {port})" if kind == "listener" else
+             f"b.serve_sink({port}, uvloop={kind == 'sink-uv'})")
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=str(ROOT))
     wait_port(port, proc)
     return port, proc
@@ -149,6 +153,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--profile", action="store_true", help="py-spy the listener (last round)")
+    parser.add_argument("--kinds", default="listener,sink",
+                        help="what each round runs, in order: listener, sink, sink-uv (the sink on uvloop)")
     args = parser.parse_args()
 
     from bench_throughput import populate
@@ -168,7 +174,7 @@ def main() -> int:
     print(f"python {sys.version.split()[0]}, {args.mails} mails a round, {args.clients} clients, "
           f"one connection a mail; {work}")
     for r in range(args.rounds):
-        for kind in ("listener", "sink"):
+        for kind in args.kinds.split(","):
             port, proc = start(kind, url)
             spy = None
             if args.profile and kind == "listener" and r == args.rounds - 1:

@@ -1,8 +1,9 @@
 """The listener's own session handling (issue 25): cheaper than aiosmtpd's, the same on the wire.
 
 Each connection's protocol object is a copy of one built once (aiosmtpd's
-``__init__`` scanned the handler and the class on every connection), and a
-multi-line reply goes out in one write.  These tests check what the saving
+``__init__`` scanned the handler and the class on every connection), a plain
+address is read without the email package's header parser, and a multi-line
+reply goes out in one write.  These tests check what the saving
 must not cost: every connection has its own state and stores its own mail,
 SMTP and LMTP alike, and the replies are the same lines.
 """
@@ -11,15 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import random
 import smtplib
 import socket
 from collections.abc import Iterator
 
+import aiosmtpd.smtp
 import pytest
+from aiosmtpd.smtp import SMTP
 from sqlalchemy import select
 
 from server.core.config import Settings
-from server.mail.listener import InboundHandler, Listener
+from server.mail.listener import _PLAIN_PATH, GatedSMTP, InboundHandler, Listener
 from server.store.database import Database
 from server.store.model import Inbound
 from tests.mailtools import free_port, make_mail
@@ -90,3 +94,45 @@ def test_a_multi_line_reply_is_one_write_with_the_same_lines(listener: Listener,
     assert b"250-SIZE 1048576\r\n" in lines and b"250-SMTPUTF8\r\n" in lines and lines[-1] == b"250 HELP\r\n"
     # Greeting, the whole EHLO reply, the goodbye: one write each.
     assert writes == [writes[0], b"".join(lines), writes[-1]], writes
+
+
+def _paths(count: int) -> list[str]:
+    """MAIL/RCPT arguments: mostly plain ones with parameters, the rest near misses of every kind."""
+    rng = random.Random(25)
+    plain = ["a", "p1s0", "pbmserv+3f2a9c", "o'neil", "x.y", "Z_9"]
+    odd = [".", "..", "-", "é", '"q"', "(c)", "[1.2.3.4]", " ", "\t", "@", ">", "<", "\\", "\r", "\n", "\x00"]
+    params = ["", "", " SIZE=1234", " BODY=8BITMIME SMTPUTF8", "  SIZE=1 ", "\t(c) SIZE=1", " X=(", " )", " é",
+              "SIZE=1", " (c)"]
+
+    def some(words: list[str], extra: list[str]) -> str:
+        return "".join(rng.choice(words if rng.random() < 0.85 else extra) for _ in range(rng.randint(1, 3)))
+
+    out = ["<p1s0@clients.test>", "<pbmserv+3f2a9c81d0e4@bench.test> SIZE=900", "<>", "", "<a@b.>", "<A.B@C-D.E>"]
+    for _ in range(count):
+        local, domain = some(plain, odd), some(["games", ".test", "x1", "-"], ["[1.2.3.4]", "é", " ", ".", "(c)"])
+        out.append(f"{rng.choice(['<'] * 8 + ['', ' <'])}{local}@{domain}{rng.choice(['>'] * 8 + ['', '>>'])}"
+                   f"{rng.choice(params)}")
+    return out
+
+
+def test_a_path_is_read_as_aiosmtpd_reads_it_and_a_plain_one_without_its_parser(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    loop = asyncio.new_event_loop()
+    try:
+        ours = GatedSMTP(InboundHandler.__new__(InboundHandler), hostname="x", loop=loop)
+        theirs = SMTP(object(), hostname="x", loop=loop)
+        paths = _paths(3000)
+        for arg in paths:
+            assert ours._getaddr(arg) == theirs._getaddr(arg), arg
+        assert sum(_PLAIN_PATH.fullmatch(arg) is not None for arg in paths) > 300  # the fast path was compared
+        parsed: list[str] = []
+        real = aiosmtpd.smtp.get_angle_addr
+        monkeypatch.setattr(aiosmtpd.smtp, "get_angle_addr", lambda value: parsed.append(value) or real(value))
+        assert ours._getaddr("<p1s0@clients.test> SIZE=900") == ("p1s0@clients.test", "SIZE=900")
+        assert ours._getaddr("<pbmserv+3f2a9c81d0e4@bench.test>") == ("pbmserv+3f2a9c81d0e4@bench.test", "")
+        assert parsed == []
+        quoted = '<"q"@games.test>'
+        assert ours._getaddr(quoted) == theirs._getaddr(quoted)
+        assert parsed == [quoted, quoted]
+    finally:
+        loop.close()
