@@ -154,7 +154,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--profile", action="store_true", help="py-spy the listener (last round)")
     parser.add_argument("--kinds", default="listener,sink",
-                        help="what each round runs, in order: listener, sink, sink-uv (the sink on uvloop)")
+                        help="what each round runs, in order: listener, sink, sink-uv (the sink on uvloop, if installed)")
     args = parser.parse_args()
 
     from bench_throughput import populate
