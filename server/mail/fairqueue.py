@@ -30,6 +30,7 @@ from sqlalchemy import Connection, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
 from server.store.model import Inbound
+from server.store.queries import core
 
 #: A message a worker may take at ``now``: new, and not under another worker's lease.
 _CLAIMABLE = (Inbound.status == "new",
@@ -105,7 +106,8 @@ class FairQueue:
         return None
 
     def _pick_tier(self, session: Session, now: datetime, known: bool) -> Inbound | None:
-        heads = session.execute(_HEADS, {"now": now, "known": known, "heads": self.MAX_HEADS}).all()
+        # On the connection: nothing of the inbound table waits in the session (server.store.queries.core).
+        heads = core(session, _HEADS, {"now": now, "known": known, "heads": self.MAX_HEADS}).all()
         # Senders served longest ago (or never) first; among those, the oldest mail.
         order = sorted(heads, key=lambda h: (self.served.get(h[0], -1), h[1]))
         for _, row_id in order[:20]:

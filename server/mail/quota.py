@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 from server.core.config import Settings
 from server.pictures.cache import wanted_by
 from server.store.model import Outbox, ReplyQuota
-from server.store.queries import owner_of
+from server.store.queries import core, owner_of
 
 log = logging.getLogger("pbmserv.quota")
 
@@ -82,7 +82,7 @@ _COUNT = {"postgresql": _upsert(pg_insert), "sqlite": _upsert(sqlite_insert)}
 def _count_one(session: Session, address: str, day: date, amount: int = 1) -> int:
     """Add ``amount`` to the day's count for ``address``; the new count (one statement, race-free)."""
     stmt = _COUNT[session.get_bind().dialect.name]
-    return session.scalar(stmt, {"address": address, "day": day, "amount": amount}) or 0
+    return core(session, stmt, {"address": address, "day": day, "amount": amount}).scalar() or 0
 
 
 #: Players one account may reach by ``message`` and ``chat`` in a day ...

@@ -27,6 +27,7 @@ from server.mail.quota import admit, short_for_stranger
 from server.mail.wrapping import wrap_prose
 from server.pictures.cache import Picture, content_ids, html_page, related_part, spec_png
 from server.store.model import Outbox, utcnow
+from server.store.queries import core
 
 
 @dataclass
@@ -204,7 +205,7 @@ def queue(session: Session, settings: Settings, mail: Mail) -> None:
     mail.body = short_for_stranger(mail.body) if strangers and not mail.fixed else cut(mail.body)
     if strangers:
         mail.pictures = []  # no images for an address without an account: short means short
-    session.execute(_INSERT_OUTBOX, dict(
+    core(session, _INSERT_OUTBOX, dict(
         envelope_from=settings.sender_address,
         recipients=list(mail.to),
         subject=mail.subject[:400],

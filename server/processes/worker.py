@@ -52,6 +52,7 @@ from server.mail.wrapping import wrap, wrap_indented
 from server.pictures.cache import Picture, wanted_by
 from server.store.database import Backoff, Database, worker_name
 from server.store.model import Board, Inbound, utcnow
+from server.store.queries import core
 from server.store.resources import render_template
 
 log = logging.getLogger("pbmserv.worker")
@@ -357,7 +358,7 @@ class Worker:
 
     @staticmethod
     def _is_duplicate(session: Session, inbound_id: int, key: str) -> bool:
-        return session.execute(_EARLIER_COPY, {"key": key, "id": inbound_id}).first() is not None
+        return core(session, _EARLIER_COPY, {"key": key, "id": inbound_id}).first() is not None
 
     def _finish_quietly(self, row: Inbound, status: str, reason: str | None) -> None:
         row.claimed_by = self.name

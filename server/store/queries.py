@@ -8,7 +8,10 @@ the store, below both.
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam, func, select
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import CursorResult, Executable, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from server.store.model import Address, Board, User
@@ -17,6 +20,19 @@ from server.store.model import Address, Board, User
 _BOARDS = "pbmserv_boards"
 #: session.info key: {lowered address: user} of the confirmed addresses this transaction has loaded.
 _OWNERS = "pbmserv_owners"
+
+
+def core(session: Session, statement: Executable,
+         params: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None) -> CursorResult[Any]:
+    """Run a Core statement on the session's connection, past the ORM's execute layer.
+
+    ``session.execute`` costs 50-60 µs more a statement than the connection
+    does (the ORM plugin, events, autoflush; 90 against 36 µs for a one-row
+    select here), and a move by reply runs twenty (issue 25).  Nothing is
+    flushed first: the caller flushes when the statement reads rows this
+    session may have changed.
+    """
+    return session.connection().execute(statement, params)
 
 
 _ANY_OWNER = (select(User).join(Address)

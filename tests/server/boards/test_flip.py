@@ -120,3 +120,27 @@ def test_tri_d_picture_for_black_is_turned() -> None:
         else:
             assert a1[1] > d4[1] and a1[0] < d4[0], (seat, a1, d4)
             assert bars["B"][0] > bars["W"][0]
+
+
+@pytest.mark.parametrize("name, oriented", [("warpandweft", False), ("interweave", True)])
+def test_a_move_draws_its_text_board_once_per_side(sqlite_players: Running, monkeypatch: pytest.MonkeyPatch,
+                                                   name: str, oriented: bool) -> None:
+    """Both players' board mails and the mover's result share one drawing per side (issue 25):
+    a game that draws every seat alike is drawn once a move, a game that turns the board twice
+    (each player's side); both mails still carry the board."""
+    running = sqlite_players
+    running.mail(ALICE, f"{name} challenge alice bob")
+    game = games.load_game(name)
+    calls: list[int | None] = []
+    render = type(game).render
+
+    def counted(self, state, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(kwargs.get("seat"))
+        return render(self, state, *args, **kwargs)
+
+    monkeypatch.setattr(type(game), "render", counted)
+    move = next(iter(game.legal_moves(game.start(game.parse_options([]), game.players))))
+    out = running.mail(ALICE, f"{name} move 101 alice apple1 {move}")
+    assert {m.rcpt_tos[0] for m in out} == {ALICE, BOB}
+    assert len(calls) == (2 if oriented else 1), calls
+    assert all(f"alice played {move}" in m.text for m in out)
