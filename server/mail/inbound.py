@@ -37,7 +37,7 @@ from server.mail.dedupe import dedupe_key
 from server.mail.guards import header_block, header_fields, path_problem
 from server.store.database import Database
 from server.store.model import Inbound, User, utcnow
-from server.store.queries import _OWNER
+from server.store.queries import _OWNER, core
 
 log = logging.getLogger("pbmserv.inbound")
 #: At most this many messages share a commit (bounds one transaction's size).
@@ -113,7 +113,7 @@ def queue_key(session: Session, settings: Settings | None, sender: str, rcpt_to:
     its token alone is keyed on the token's owner, not on its From: rotating From addresses are one sender, who
     takes one turn in the round robin and has one hourly limit.
     """
-    if sender and session.connection().execute(_KNOWN_SENDER, {"address": sender.lower()}).first() is not None:
+    if sender and core(session, _KNOWN_SENDER, {"address": sender.lower()}).first() is not None:
         return True, sender
     key = token_sender(session, settings, rcpt_to)
     return (True, key) if key is not None else (False, sender)
@@ -132,7 +132,7 @@ def _counts_by(column, values: str, which: int):  # type: ignore[no-untyped-def]
 
 
 #: The listener's statements, built once: they run for every message stored (issue 25).
-#: They run on the session's Core connection: through ``Session.execute`` the ORM's
+#: They run on the session's Core connection (``core``): through ``Session.execute`` the ORM's
 #: per-statement layer doubled what each cost (owner 135 -> 51 us, count 87 -> 39 us).
 #: The hour's counts per envelope sender (0) and per From/token sender (1), in one statement.
 _HOUR_COUNTS = union_all(_counts_by(Inbound.mail_from, "mail_froms", 0), _counts_by(Inbound.sender, "senders", 1))
@@ -148,9 +148,9 @@ def _hour_counts(session: Session, mail_froms: set[str], senders: set[str],
     """Messages stored in the hour before ``now``: per envelope sender of ``mail_froms``, per sender of ``senders``."""
     counts: tuple[dict[str, int], dict[str, int]] = ({}, {})
     if mail_froms or senders:
-        for which, value, count in session.connection().execute(
-                _HOUR_COUNTS, {"mail_froms": sorted(mail_froms), "senders": sorted(senders),
-                               "since": now - timedelta(hours=1)}):
+        for which, value, count in core(session, _HOUR_COUNTS, {"mail_froms": sorted(mail_froms),
+                                                                "senders": sorted(senders),
+                                                                "since": now - timedelta(hours=1)}):
             counts[which][value] = count
     return counts
 
@@ -186,7 +186,7 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
                                             {s for s in senders if s}, now) if rate_limit else ({}, {})
         # The strangers' counts only when a stranger's mail is in the batch: players' mail never needs them.
         strangers = not all(known for known, _ in keys)
-        waiting = session.connection().scalar(_STRANGERS_WAITING) if unknown_backlog and strangers else 0
+        waiting = core(session, _STRANGERS_WAITING).scalar() if unknown_backlog and strangers else 0
         byte_cap = settings.stranger_bytes_per_hour if settings is not None else 0
         stranger_bytes = stranger_bytes_last_hour(session, now) if byte_cap and strangers else 0
         outcome: list[int | RateLimited] = []
@@ -222,7 +222,7 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
         if not rows:
             return outcome
         # One multi-row INSERT (Core, no ORM unit of work): ids in the order given.
-        ids = list(session.connection().execute(_INSERT_INBOUND, rows).scalars())
+        ids = list(core(session, _INSERT_INBOUND, rows).scalars())
         return [ids[o] if isinstance(o, int) else o for o in outcome]
 
     return db.run(work, durable=True)
