@@ -77,6 +77,34 @@ def test_rate_limit_counts_messages_earlier_in_the_same_commit(sqlite_url: str) 
     db.dispose()
 
 
+def test_a_players_mail_is_stored_with_three_statements(db_url: str) -> None:
+    """The listener stores a player's mail with the account lookup, the hour's counts (envelope sender and
+    From in one statement) and the INSERT; the strangers' backlog and bytes are counted only for a
+    stranger's mail, which still gets them (issue 25: five statements a mail before)."""
+    from tests.abuse.conftest import make_accounts
+
+    db = Database(db_url)
+    db.upgrade()
+    make_accounts(db, ["alice"])
+    settings = Settings(database_url=db_url, addresses=[ADDRESS])
+    statements: list[str] = []
+    event.listen(db.engine, "before_cursor_execute",
+                 lambda conn, cursor, statement, *rest: statements.append(statement.split()[0].upper()))
+    store(db, make_mail("alice@players.test", ADDRESS, "help").as_bytes(), "alice@players.test", [ADDRESS],
+          settings.rate_limit, settings.unknown_backlog, settings)
+    player = [s for s in statements if s not in ("BEGIN", "COMMIT")]
+    statements.clear()
+    store(db, make_mail("eve@example.org", ADDRESS, "help").as_bytes(), "eve@example.org", [ADDRESS],
+          settings.rate_limit, settings.unknown_backlog, settings)
+    stranger = [s for s in statements if s not in ("BEGIN", "COMMIT")]
+    assert player == ["SELECT", "SELECT", "INSERT"], player
+    assert stranger == ["SELECT", "SELECT", "SELECT", "SELECT", "INSERT"], stranger
+    with db.transaction() as s:
+        assert list(s.execute(select(Inbound.sender, Inbound.known).order_by(Inbound.id))) == [
+            ("alice@players.test", True), ("eve@example.org", False)]
+    db.dispose()
+
+
 def test_a_one_command_mail_is_one_transaction(db_url: str) -> None:
     db = Database(db_url)
     db.upgrade()
