@@ -36,8 +36,8 @@ from server.mail import tokens
 from server.mail.dedupe import dedupe_key
 from server.mail.guards import header_block, header_fields, path_problem
 from server.store.database import Database
-from server.store.model import Inbound, User, utcnow
-from server.store.queries import _OWNER, core
+from server.store.model import Inbound, utcnow
+from server.store.queries import core, has_owner
 
 log = logging.getLogger("pbmserv.inbound")
 #: At most this many messages share a commit (bounds one transaction's size).
@@ -113,7 +113,7 @@ def queue_key(session: Session, settings: Settings | None, sender: str, rcpt_to:
     its token alone is keyed on the token's owner, not on its From: rotating From addresses are one sender, who
     takes one turn in the round robin and has one hourly limit.
     """
-    if sender and core(session, _KNOWN_SENDER, {"address": sender.lower()}).first() is not None:
+    if has_owner(session, sender):
         return True, sender
     key = token_sender(session, settings, rcpt_to)
     return (True, key) if key is not None else (False, sender)
@@ -139,8 +139,6 @@ _HOUR_COUNTS = union_all(_counts_by(Inbound.mail_from, "mail_froms", 0), _counts
 _STRANGERS_WAITING = (select(func.count()).select_from(Inbound)
                       .where(Inbound.status == "new", Inbound.known.is_(False)))
 _INSERT_INBOUND = insert(Inbound.__table__).returning(Inbound.__table__.c.id, sort_by_parameter_order=True)
-#: owner_of's own statement (so "known" means the same everywhere), the user's id alone: no ORM object is built.
-_KNOWN_SENDER = _OWNER[True].with_only_columns(User.id)
 
 
 def _hour_counts(session: Session, mail_froms: set[str], senders: set[str],

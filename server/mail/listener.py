@@ -16,6 +16,7 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
+import aiosmtpd
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
@@ -32,6 +33,10 @@ from server.mail.inbound import Backlogged, GroupCommit, RateLimited, StrangersF
 from server.store.database import Database
 
 log = logging.getLogger("pbmserv.listener")
+#: aiosmtpd releases whose ``SMTP.__init__`` GatedSMTP.fresh was read against (what a connection's
+#: copy must make anew); with any other, each connection's protocol object is built in full.
+COPY_CHECKED = ("1.4.",)
+COPYABLE = aiosmtpd.__version__.startswith(COPY_CHECKED)
 #: RFC 5321's limit on a reverse-path; the database column holds 320.
 MAX_PATH = 256
 _ATEXT = r"A-Za-z0-9!#$%&'*+/=?^_`{|}~-"
@@ -271,10 +276,15 @@ class Listener(Controller):
         self._template: GatedSMTP | None = None
 
     def factory(self) -> SMTP:
-        """The protocol object of a new connection: a fresh copy of one built at the first (see GatedSMTP.fresh)."""
-        if self._template is None:
-            cls = GatedLMTP if self.lmtp else GatedSMTP
-            self._template = cls(self.handler, **self.SMTP_kwargs)
-            self._template.gate = self.gate
-            self._template.settings = self.settings
-        return self._template.fresh()
+        """The protocol object of a new connection: a fresh copy of one built at the first (see
+        GatedSMTP.fresh), with the aiosmtpd releases that copy was checked against; else built anew."""
+        if self._template is not None:
+            return self._template.fresh()
+        cls = GatedLMTP if self.lmtp else GatedSMTP
+        smtp = cls(self.handler, **self.SMTP_kwargs)
+        smtp.gate = self.gate
+        smtp.settings = self.settings
+        if COPYABLE:
+            self._template = smtp
+            return smtp.fresh()
+        return smtp

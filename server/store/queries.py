@@ -41,6 +41,16 @@ _ANY_OWNER = (select(User).join(Address)
 _OWNER = {False: _ANY_OWNER.limit(1), True: _ANY_OWNER.where(User.active).limit(1)}
 
 
+#: owner_of's statement with the user's id alone (no ORM object built): the listener's question.
+_OWNER_ID = _OWNER[True].with_only_columns(User.id)
+
+
+def has_owner(session: Session, address: str) -> bool:
+    """Whether ``address`` is a confirmed address of an active account: ``owner_of`` is not None,
+    asked with one Core statement (the listener asks it for every message stored)."""
+    return bool(address) and core(session, _OWNER_ID, {"address": address.lower()}).first() is not None
+
+
 def owner_of(session: Session, address: str, active_only: bool = True) -> User | None:
     """The active account whose confirmed address ``address`` is (case-insensitive), if any.
 

@@ -136,3 +136,20 @@ def test_a_path_is_read_as_aiosmtpd_reads_it_and_a_plain_one_without_its_parser(
         assert parsed == [quoted, quoted]
     finally:
         loop.close()
+
+
+def test_an_unchecked_aiosmtpd_release_builds_each_connection_anew(listener: Listener,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copy renews what aiosmtpd 1.4's ``__init__`` makes per object; another release may make
+    more, so with it every connection gets a protocol object built in full (and mail still flows)."""
+    import server.mail.listener as listener_module
+
+    monkeypatch.setattr(listener_module, "COPYABLE", False)
+    monkeypatch.setattr(listener, "_template", None)  # as if started with that release
+    scans: list[object] = []
+    real = inspect.getmembers
+    monkeypatch.setattr(inspect, "getmembers", lambda obj, *a: scans.append(obj) or real(obj, *a))
+    for i in range(3):
+        with client(listener) as smtp:
+            smtp.sendmail("alice@example.org", [ADDRESS], make_mail("alice@example.org", ADDRESS, f"s{i}").as_bytes())
+    assert len([o for o in scans if isinstance(o, SMTP)]) == 3  # one scan of the protocol object a connection
