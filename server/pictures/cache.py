@@ -23,6 +23,7 @@ whether it is filled at once or after a crash and restart.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import io
@@ -64,9 +65,13 @@ class Picture:
     #: What to draw: {"game", "state" (the game's dump), "players"}.
     spec: dict[str, Any] | None = None
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """The spec's digest: names the placeholder in the mail and the PNG in the cache."""
+        """The spec's digest: names the placeholder in the mail and the PNG in the cache.
+
+        Computed once a picture (a JSON dump and a SHA-256 of the position): a move's picture
+        is asked its key by each mail it goes in, two or three times each (issue 25).
+        """
         return spec_key(self.spec or {})
 
     def to_json(self) -> dict[str, Any]:
