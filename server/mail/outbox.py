@@ -2,14 +2,16 @@
 
 Rows are claimed for a lease (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so
 servers on several hosts never take the same row at once), sent over one
-SMTP connection per batch, and each recorded as sent as soon as the relay
-has accepted it (issue 32, item 15: marked together after the batch, a
-SIGKILL under load sent 97 of 1,110 replies twice): on SQLite in a journal
-file beside the database (``SentJournal``: no write lock per mail), on
-PostgreSQL on its row.  A crash between the relay's 250 and that record
-sends the one mail in flight again: at least once, never lost, at most one
-duplicate per crash.  4xx answers and connection failures
-retry with exponential backoff; 5xx is final.
+relay session kept open from batch to batch (``relay.KeptSession``), and
+each recorded as sent as soon as the relay has accepted it (issue 32, item
+15: marked together after the batch, a SIGKILL under load sent 97 of 1,110
+replies twice): on SQLite in a journal file beside the database
+(``SentJournal``: no write lock per mail), the rows then marked in the next
+batch's claim or once the deliverer is idle; on PostgreSQL on its row.  A
+crash between the relay's 250 and that record sends the one mail in flight
+again: at least once, never lost, at most one duplicate per crash.  4xx
+answers and connection failures retry with exponential backoff; 5xx is
+final.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import Connection, bindparam, or_, select, update
 from sqlalchemy.orm import Session
@@ -131,10 +134,22 @@ _CLAIMABLE = {stranger: (select(Outbox.id, Outbox.envelope_from, Outbox.recipien
                          .limit(bindparam("limit"))
                          .with_for_update(skip_locked=True))
               for stranger in (False, True)}
+#: Both pools at once, players' mail first: the claim when neither pool's room is short (one
+#: SELECT, not two: a batch per move, issue 25).
+_CLAIMABLE_BOTH = (select(Outbox.id, Outbox.envelope_from, Outbox.recipients, Outbox.message, Outbox.tries,
+                          Outbox.pictures, Outbox.stranger)
+                   .where(*_DUE_NOW)
+                   .order_by(Outbox.stranger, Outbox.id)
+                   .limit(bindparam("limit"))
+                   .with_for_update(skip_locked=True))
 _ROWS = update(Outbox.__table__).where(Outbox.__table__.c.id.in_(bindparam("ids", expanding=True)))
 _CLAIM = _ROWS.values(claimed_by=bindparam("name"), claimed_until=bindparam("until"))
 _SENT = _ROWS.values(status="sent", tries=Outbox.__table__.c.tries + 1, last_error=None, claimed_until=None,
                      sent_at=bindparam("now"))
+
+
+class _SessionLost(Exception):
+    """A kept relay session was found dead at its first use (Deliverer._send)."""
 
 
 class Deliverer:
@@ -148,34 +163,66 @@ class Deliverer:
         #: The outbound pools' room and when it was last counted (see _outbound_room).
         self._room: tuple[int, int] = (0, 0)
         self._room_counted: float | None = None
+        #: The relay session kept between batches (made at the first batch).
+        self._relay: submission.KeptSession | None = None
+        self._relay_text = ""
+        #: Rows the relay took that are in the journal but not yet marked sent (SQLite):
+        #: the next claim's transaction marks them, or _idle once no batch follows.
+        self._unmarked: list[int] = []
+        #: time.monotonic() of the last mail the relay took.
+        self._delivered_at = 0.0
         if self.journal is not None:
             self.journal.recover(self._mark_sent)
 
     def claim(self, limit: int = 20) -> list[Job]:
-        """Up to ``limit`` due rows, claimed for a lease (Core statements: no ORM objects on this path)."""
+        """Up to ``limit`` due rows, claimed for a lease (Core statements: no ORM objects on this path).
+
+        The same transaction marks sent what the last batches left in the
+        journal: a write transaction less per batch (on SQLite a turn of the
+        write lock; issue 25).  Marked first, so the hour's count below
+        includes them and the claim cannot see them.
+        """
+        marking = list(self._unmarked)
 
         def work(session: Session) -> list[Job]:
             now = utcnow()
-            rows = []
-            # Two pools (server/mail/quota.py): players' mail first, then strangers'.
-            for stranger, room in zip((False, True), self._outbound_room(session, now), strict=True):
-                if room <= 0:
-                    # This pool's hourly budget is spent: its mail waits (``pbmserv status`` alerts).
-                    log.warning("outbound budget for %s is spent; their replies wait",
-                                "strangers" if stranger else "players")
-                    continue
-                if len(rows) >= limit:
-                    break
-                rows += session.execute(_CLAIMABLE[stranger],
-                                        {"now": now, "limit": min(limit - len(rows), room)}).all()
+            # The session's connection, not the session: its execute goes through the
+            # ORM's layers even for Core statements (~30 us a statement here).
+            conn = session.connection()
+            if marking:
+                conn.execute(_SENT, {"ids": marking, "now": now})
+            rooms = self._outbound_room(session, now)
+            rows = self._claimable(conn, rooms, now, limit)
             if rows:
                 self._room = (self._room[0] - sum(not r.stranger for r in rows),
                               self._room[1] - sum(bool(r.stranger) for r in rows))
-                session.execute(_CLAIM, {"ids": [r.id for r in rows], "name": self.name,
-                                         "until": now + timedelta(seconds=self.settings.delivery_lease_seconds)})
+                conn.execute(_CLAIM, {"ids": [r.id for r in rows], "name": self.name,
+                                      "until": now + timedelta(seconds=self.settings.delivery_lease_seconds)})
             return [Job(r.id, r.envelope_from, list(r.recipients), r.message, r.tries, r.pictures) for r in rows]
 
-        return self.db.run(work)
+        jobs = self.db.run(work)
+        if marking:
+            self._marked(marking)
+        return jobs
+
+    @staticmethod
+    def _claimable(conn: Connection, rooms: tuple[int, int], now: datetime, limit: int) -> list[Any]:
+        """Up to ``limit`` due rows within the pools' ``rooms``: players' mail first, then strangers'."""
+        if min(rooms) >= limit:
+            # Neither pool can run short in this batch: one SELECT takes both.
+            return list(conn.execute(_CLAIMABLE_BOTH, {"now": now, "limit": limit}).all())
+        rows: list[Any] = []
+        # Two pools (server/mail/quota.py): players' mail first, then strangers'.
+        for stranger, room in zip((False, True), rooms, strict=True):
+            if room <= 0:
+                # This pool's hourly budget is spent: its mail waits (``pbmserv status`` alerts).
+                log.warning("outbound budget for %s is spent; their replies wait",
+                            "strangers" if stranger else "players")
+                continue
+            if len(rows) >= limit:
+                break
+            rows += conn.execute(_CLAIMABLE[stranger], {"now": now, "limit": min(limit - len(rows), room)}).all()
+        return rows
 
     def _outbound_room(self, session: Session, now: datetime) -> tuple[int, int]:
         """The hour's room in each pool (quota.outbound_room), counted at most once a second.
@@ -204,6 +251,7 @@ class Deliverer:
         # in __init__: serve makes a Deliverer in the listener's process too.
         self.db.hand_over_to_me()
         if not self.db.peek(self._due):
+            self._idle()
             return 0  # woken for nothing: no write transaction (Database.peek)
         jobs = self.claim()
         if not jobs:
@@ -211,46 +259,117 @@ class Deliverer:
         if not self.settings.relay:
             self._release(jobs)
             return 0
-        failure = None
-        sent: list[int] = []
+        self._deliver(jobs)
+        return len(jobs)
+
+    def drain(self) -> int:
+        """Deliver until nothing is due, then mark and close: for runs that end (``pbmserv deliver``)."""
+        total = 0
         try:
-            # Plain host:port, or a provider's submission server with TLS and login (server/mail/relay.py).
-            relay = parse_relay(self.settings.relay)
-            with submission.connect(relay, self.helo_name, timeout=30) as smtp:
-                for job in jobs:
-                    if self._send(smtp, job):
-                        # Recorded now, before the next mail goes: a crash re-sends
-                        # at most this one.  On SQLite in the journal (no write
-                        # lock: the rows are marked once per batch below); else
-                        # the row at once (a failed mark ends the batch; the rest
-                        # waits for its lease to run out).
-                        if self.journal is not None:
-                            self.journal.add(job.id)
-                            sent.append(job.id)
-                        else:
-                            self._mark_sent([job.id])
+            while (n := self.run_once()):
+                total += n
+        finally:
+            self.close()
+        return total
+
+    def close(self) -> None:
+        """Mark sent what the relay took, and close the relay session."""
+        if self._relay is not None:
+            self._relay.close()
+        self._mark_unmarked()
+
+    def _idle(self) -> None:
+        """Nothing is due: mark what no claim will carry soon, close a session left idle.
+
+        The rows of the last batch wait in the journal for the next claim
+        while mail keeps coming; once the deliverer has had nothing to send
+        for half a poll interval (it is woken at least once a poll interval),
+        they are marked on their own, so ``status`` and the hour's count lag
+        by at most about one poll interval.
+        """
+        if self._unmarked and time.monotonic() - self._delivered_at >= self.settings.poll_interval / 2:
+            self._mark_unmarked()
+        if self._relay is not None:
+            self._relay.close_if_idle()
+
+    def _deliver(self, jobs: list[Job]) -> None:
+        """Hand the batch to the relay on the kept session; on a failure of the session, retry the batch later."""
+        failure = None
+        try:
+            relay = self._kept_session()
+            smtp, kept = relay.session()
+            for index, job in enumerate(jobs):
+                try:
+                    accepted = self._send(smtp, job, kept=kept and index == 0)
+                except _SessionLost:
+                    # The kept session died while idle, before this mail got an answer:
+                    # once more on a new one (a session lost after that fails the batch).
+                    relay.drop()
+                    smtp, kept = relay.session()
+                    accepted = self._send(smtp, job)
+                if accepted:
+                    self._record(job.id)
+            relay.carried()
         except MailConfigError as exc:
             # A refused login or certificate: retried with the same backoff (the admin may fix it meanwhile).
             failure = str(exc)
         except (OSError, smtplib.SMTPException) as exc:
-            failure = f"relay {relay}: {exc}"
-        finally:
-            if sent:
-                self._mark_sent(sent)  # before any retry below, so a sent mail is never put back
-                self.journal.clear()  # type: ignore[union-attr]
+            failure = f"relay {self._relay.endpoint if self._relay else self.settings.relay}: {exc}"
         if failure is not None:
+            if self._relay is not None:
+                self._relay.drop()
+            self._mark_unmarked()  # before any retry below, so a sent mail is never put back
             for job in jobs:
                 self._retry(job, failure, only_if_claimed=True)
-        return len(jobs)
 
-    def drain(self) -> int:
-        total = 0
-        while (n := self.run_once()):
-            total += n
-        return total
+    def _kept_session(self) -> submission.KeptSession:
+        """The relay session to send on; a new one if ``--relay`` changed (parse errors raise MailConfigError)."""
+        relay = self.settings.relay or ""
+        if self._relay is None or self._relay_text != relay:
+            if self._relay is not None:
+                self._relay.close()
+            # Plain host:port, or a provider's submission server with TLS and login (server/mail/relay.py).
+            self._relay = submission.KeptSession(parse_relay(relay), self.helo_name, timeout=30)
+            self._relay_text = relay
+        return self._relay
 
-    def _send(self, smtp: smtplib.SMTP, job: Job) -> bool:
-        """Hand one mail to the relay; True once the relay took it (to be marked sent)."""
+    def _record(self, row_id: int) -> None:
+        """The relay took this row's mail: recorded now, before the next mail goes.
+
+        A crash re-sends at most this one.  On SQLite in the journal (no
+        write lock: the rows are marked by the next claim, see ``claim``);
+        else the row at once (a failed mark ends the batch; the rest waits
+        for its lease to run out).
+        """
+        if self.journal is None:
+            self._mark_sent([row_id])
+            return
+        self.journal.add(row_id)
+        self._unmarked.append(row_id)
+        self._delivered_at = time.monotonic()
+
+    def _mark_unmarked(self) -> None:
+        """Mark sent, in a transaction of its own, what the journal holds unmarked."""
+        marking = list(self._unmarked)
+        if marking:
+            self._mark_sent(marking)
+            self._marked(marking)
+
+    def _marked(self, row_ids: list[int]) -> None:
+        """``row_ids`` are marked sent in the database: off the journal."""
+        done = set(row_ids)
+        self._unmarked = [i for i in self._unmarked if i not in done]
+        if not self._unmarked and self.journal is not None:
+            self.journal.clear()
+
+    def _send(self, smtp: smtplib.SMTP, job: Job, kept: bool = False) -> bool:
+        """Hand one mail to the relay; True once the relay took it (to be marked sent).
+
+        ``kept``: the first mail on a kept session, which raises _SessionLost if the
+        session turns out dead before the relay took the mail: closed, or a 421
+        to MAIL FROM.  A 421 later in the mail (RCPT, DATA) is the relay's word
+        about this mail: it waits with the usual backoff.
+        """
         try:
             # The board pictures are drawn now, after the claim's commit: no lock is held.
             refused = smtp.sendmail(job.envelope_from, job.recipients, fill(job.message, job.pictures))
@@ -262,12 +381,18 @@ class Deliverer:
                 self._retry(job, f"recipients refused: {exc.recipients}")
             return False
         except smtplib.SMTPResponseException as exc:
+            if kept and exc.smtp_code == 421 and isinstance(exc, smtplib.SMTPSenderRefused):
+                # The answer to MAIL FROM, the session's first word since it was kept: the
+                # relay is closing it (its idle timeout ran out just now).  Nothing was taken.
+                raise _SessionLost from exc
             if exc.smtp_code >= 500:
                 self._fail(job, f"{exc.smtp_code} {exc.smtp_error!r}")
             else:
                 self._retry(job, f"{exc.smtp_code} {exc.smtp_error!r}")
             return False  # smtplib has reset the session; the next job can go
-        except (OSError, smtplib.SMTPServerDisconnected):
+        except (OSError, smtplib.SMTPServerDisconnected) as exc:
+            if kept:
+                raise _SessionLost from exc
             raise  # the connection is gone: the batch is retried
         except Exception as exc:
             # This row alone cannot be sent (an address smtplib cannot encode,
@@ -289,7 +414,7 @@ class Deliverer:
             return
 
         def work(session: Session) -> None:
-            session.execute(_SENT, {"ids": list(row_ids), "now": utcnow()})
+            session.connection().execute(_SENT, {"ids": list(row_ids), "now": utcnow()})
 
         self.db.run(work)
 

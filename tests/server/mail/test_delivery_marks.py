@@ -1,9 +1,10 @@
 """A delivery batch records each mail sent as the relay accepts it (issue 32, item 15).
 
-A real delivery process (``Deliverer.run_once`` in a child interpreter) sends
+A real delivery process (``Deliverer.drain`` in a child interpreter) sends
 a batch of five to a real aiosmtpd relay on loopback; the relay SIGKILLs it
 while the third mail's DATA is in, before answering.  A new deliverer then
-sends what is left.  Recorded per mail (on SQLite in the journal beside the
+sends what is left (``drain``, not ``run_once``: a batch's rows are marked
+sent by the next claim or once the deliverer is idle or stops, issue 25).  Recorded per mail (on SQLite in the journal beside the
 database, which the new deliverer reads first), only the mail in flight goes
 twice; marked per batch (the old way), the two already accepted went again.
 """
@@ -36,7 +37,7 @@ from server.core.config import Settings
 from server.mail.outbox import Deliverer
 from server.store.database import Database
 db = Database({url!r})
-Deliverer(db, Settings(database_url={url!r}, addresses=[{address!r}], relay="127.0.0.1:{port}")).run_once()
+Deliverer(db, Settings(database_url={url!r}, addresses=[{address!r}], relay="127.0.0.1:{port}")).drain()
 """
 
 
