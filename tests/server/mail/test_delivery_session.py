@@ -196,3 +196,17 @@ def test_drain_leaves_nothing_unmarked(desk: Desk) -> None:
     assert deliverer.drain() == 2
     assert desk.statuses() == [("sent", 1), ("sent", 1)]
     assert deliverer._relay is not None and deliverer._relay.smtp is None
+
+
+def test_one_claim_takes_players_mail_before_strangers(desk: Desk) -> None:
+    """Both pools in one SELECT when neither is short: still players' mail first (issue 32's pools)."""
+    with desk.db.transaction() as s:
+        for n, stranger in enumerate([True, True, False, False]):
+            s.execute(Outbox.__table__.insert().values(envelope_from=ADDRESS, recipients=[f"r{n}@example.org"],
+                                                       message=b"Subject: x\r\n\r\nx\r\n", status="pending",
+                                                       stranger=stranger))
+    deliverer = outbox.Deliverer(desk.db, desk.settings)
+    assert [job.id for job in deliverer.claim(limit=3)] == [3, 4, 1]
+    desk.settings.outbound_strangers_per_hour = 2  # a short pool: one SELECT per pool, same order
+    deliverer._room_counted = None
+    assert [job.id for job in deliverer.claim(limit=3)] == [2]
