@@ -309,7 +309,7 @@ class Deliverer:
                     accepted = self._send(smtp, job)
                 if accepted:
                     self._record(job.id)
-            relay.carried()
+            relay.carried(len(jobs))
         except MailConfigError as exc:
             # A refused login or certificate: retried with the same backoff (the admin may fix it meanwhile).
             failure = str(exc)

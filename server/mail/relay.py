@@ -82,6 +82,9 @@ def connect(endpoint: Endpoint, helo: str | None = None, timeout: float = 30.0,
 #: (Postfix: 300 s; providers' submission servers often less) would drop it
 #: anyway, and an idle session holds one of the relay's connection slots.
 KEEP_OPEN = 5.0
+#: Mails a kept session carries before it is closed and a new one made: some
+#: relays cap the mails of one session (and refuse the next with a 4xx).
+MAILS_PER_SESSION = 100
 
 
 class KeptSession:
@@ -92,7 +95,8 @@ class KeptSession:
     a provider's port 587 a TLS handshake and a login more).  Before a kept
     session is used again, a look at its socket (no round trip) tells
     whether the relay closed it or spoke unasked (a 421 before it hangs up);
-    if so, or if it is ours from before a fork, a new one is made.  A relay
+    if so, if it is ours from before a fork, or if it has carried
+    ``MAILS_PER_SESSION`` mails, a new one is made.  A relay
     that hangs up in the instant between that look and MAIL FROM is the
     deliverer's to notice (``session`` says whether the session was kept:
     its first mail may go again on a new one).
@@ -109,13 +113,15 @@ class KeptSession:
         self.pid = 0
         #: time.monotonic() when it last carried a mail.
         self.used = 0.0
+        #: Mails it has carried.
+        self.mails = 0
 
     def session(self) -> tuple[smtplib.SMTP, bool]:
         """A session ready for MAIL FROM, and whether it had been kept (raises as :func:`connect`)."""
         if self.smtp is not None:
             if self.pid != os.getpid():
                 self.smtp = None  # the parent's: left alone, neither used nor closed
-            elif self.idle():
+            elif self.idle() or self.mails >= MAILS_PER_SESSION:
                 self.close()
             elif not _quiet(self.smtp):
                 self.drop()
@@ -124,11 +130,13 @@ class KeptSession:
         self.smtp = connect(self.endpoint, self.helo, self.timeout)
         self.pid = os.getpid()
         self.used = time.monotonic()
+        self.mails = 0
         return self.smtp, False
 
-    def carried(self) -> None:
-        """The session just took mail: its idle time starts again."""
+    def carried(self, mails: int) -> None:
+        """The session just took ``mails`` mails: its idle time starts again."""
         self.used = time.monotonic()
+        self.mails += mails
 
     def idle(self) -> bool:
         return time.monotonic() - self.used >= self.keep

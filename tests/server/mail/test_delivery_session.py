@@ -210,3 +210,14 @@ def test_one_claim_takes_players_mail_before_strangers(desk: Desk) -> None:
     desk.settings.outbound_strangers_per_hour = 2  # a short pool: one SELECT per pool, same order
     deliverer._room_counted = None
     assert [job.id for job in deliverer.claim(limit=3)] == [2]
+
+
+def test_a_session_carries_a_bounded_number_of_mails(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Some relays cap the mails of one session: a kept session is renewed after MAILS_PER_SESSION."""
+    monkeypatch.setattr(relay, "MAILS_PER_SESSION", 4)
+    deliverer = outbox.Deliverer(desk.db, desk.settings)
+    for move in range(4):
+        desk.queue(f"alice{move}", f"bob{move}")
+        assert deliverer.run_once() == 2
+    assert desk.handler.sessions == 2 and desk.at_relay() == 8
+    deliverer.close()
