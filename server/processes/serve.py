@@ -185,16 +185,24 @@ class Server:
     def _deliver_loop(self, deliverer: Deliverer | None = None) -> None:
         deliverer = deliverer or self.deliverer
         errors = LoopErrors("delivery loop")
-        while not self.stopping.is_set():
-            try:
-                if self.settings.relay and deliverer.run_once():
+        try:
+            while not self.stopping.is_set():
+                try:
+                    if self.settings.relay and deliverer.run_once():
+                        errors.recovered()
+                        continue
                     errors.recovered()
-                    continue
-                errors.recovered()
+                except Exception:
+                    errors.failed()
+                self.outbox_ready.wait(self.settings.poll_interval)
+                self.outbox_ready.clear()
+        finally:
+            # The last batch's rows are in the sent journal, marked by the next claim (SQLite):
+            # marked now, and the relay session closed, so a stopped server leaves none behind.
+            try:
+                deliverer.close()
             except Exception:
-                errors.failed()
-            self.outbox_ready.wait(self.settings.poll_interval)
-            self.outbox_ready.clear()
+                log.exception("delivery loop: the last batch's sent marks are left to the journal's recovery")
 
 
 class Signal:

@@ -221,3 +221,28 @@ def test_a_session_carries_a_bounded_number_of_mails(desk: Desk, monkeypatch: py
         assert deliverer.run_once() == 2
     assert desk.handler.sessions == 2 and desk.at_relay() == 8
     deliverer.close()
+
+
+def test_a_server_stopped_after_a_batch_leaves_it_marked(sqlite_url: str) -> None:
+    """``serve``'s delivery loop closes its deliverer when it stops: the last batch, carried in the
+    journal until a next claim, is marked sent (with no idle pause before the stop to mark it)."""
+    from server.processes.serve import Server
+    from tests.mailtools import Sink, make_mail, send
+
+    sink = Sink().start()
+    # A long poll interval: the deliverer never idles long enough to mark the batch on its own.
+    settings = Settings(database_url=sqlite_url, addresses=[ADDRESS], listen=f"127.0.0.1:{free_port()}",
+                        relay=f"127.0.0.1:{sink.port}", poll_interval=30.0, address_proof="from")
+    server = Server(settings)
+    server.start()
+    try:
+        send(settings.listen_hostport[1], make_mail("alice@example.org", ADDRESS, "help"),
+             sender="alice@example.org", to=ADDRESS)
+        sink.wait_for(1)
+    finally:
+        server.stop()
+        sink.stop()
+    db = Database(sqlite_url)
+    with db.transaction() as session:
+        assert session.scalars(select(Outbox.status)).all() == ["sent"]
+    db.dispose()
