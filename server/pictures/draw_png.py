@@ -196,19 +196,38 @@ class _Patch:
         return self._colours
 
 
-@dataclass(frozen=True)
 class _Slotted:
     """Pixels (a patch or a band) in a view's fixed palette slots (``_Slots``).
 
     ``index``: each pixel's slot, the PNG's palette index as it is (0 where its colour has no slot).
-    ``mask``: the slots of its colours, as bits of a number (the picture's are the bands' together).
     ``spare``: the ids of its colours without a slot; ``spots``: where they are (rows, columns, ids),
-    to be written into a copy of ``index`` once the picture has given them slots."""
+    to be written into a copy of ``index`` once the picture has given them slots.
+    ``mask``: the slots of its colours, as bits of a number (the picture's are the bands' together): only
+    a picture with spare colours needs it (to find the free slots), so it is worked out when first asked,
+    from ``index`` or from ``parts`` (a band's: its tiles' and overlays' whole)."""
 
-    index: np.ndarray
-    mask: int
-    spare: frozenset[int]
-    spots: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+    __slots__ = ("index", "spare", "spots", "_mask", "_parts")
+
+    def __init__(self, index: np.ndarray, spare: frozenset[int], spots: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+                 mask: int | None = None, parts: Sequence[_Slotted] = ()) -> None:
+        self.index, self.spare, self.spots = index, spare, spots
+        self._mask, self._parts = mask, parts
+
+    @property
+    def mask(self) -> int:
+        if self._mask is None:
+            if self._parts:
+                mask = 0
+                for part in self._parts:
+                    mask |= part.mask
+            else:
+                present = np.bincount(self.index.ravel(), minlength=256)
+                if self.spots is not None:  # a spare colour's pixels read 0 in ``index``: not slot 0's
+                    present[0] -= len(self.spots[0])
+                mask = _mask(present)
+            self._mask = mask
+            self._parts = ()
+        return self._mask
 
 
 @dataclass(frozen=True)
@@ -604,11 +623,11 @@ class _Slots:
         if got is None:
             slot = int(self.lookup()[colour])
             if slot == 256:
-                got = _Slotted(np.zeros((1, 1), dtype=np.uint8), 0, frozenset((colour,)),
+                got = _Slotted(np.zeros((1, 1), dtype=np.uint8), frozenset((colour,)),
                                (np.zeros(1, dtype=np.intp), np.zeros(1, dtype=np.intp),
-                                np.full(1, colour, dtype=np.uint16)))
+                                np.full(1, colour, dtype=np.uint16)), 0)
             else:
-                got = _Slotted(np.full((1, 1), slot, dtype=np.uint8), 1 << slot, frozenset(), None)
+                got = _Slotted(np.full((1, 1), slot, dtype=np.uint8), frozenset(), None, 1 << slot)
             self.plains[colour] = got
         return got
 
@@ -635,13 +654,12 @@ def _slots_of(patch: _Patch, table: _Slots) -> _Slotted:
     got = patch._slots.get(table.serial)
     if got is None:
         slots = table.lookup().take(patch.ids, mode="clip")
-        present = np.bincount(slots.ravel(), minlength=257)
-        if present[256]:
+        if slots.max() == 256:  # colours without a slot (rare): where they are
             ys, xs = np.nonzero(slots == 256)
             ids = patch.ids[ys, xs]
-            got = _Slotted(slots.astype(np.uint8), _mask(present), frozenset(ids.tolist()), (ys, xs, ids))
+            got = _Slotted(slots.astype(np.uint8), frozenset(ids.tolist()), (ys, xs, ids))
         else:
-            got = _Slotted(slots.astype(np.uint8), _mask(present), frozenset(), None)
+            got = _Slotted(slots.astype(np.uint8), frozenset(), None)
         patch._slots[table.serial] = got
     return got
 
@@ -662,9 +680,8 @@ def _band_slots(band: _Band, table: _Slots) -> _Slotted:
     parts = [plain if t is None else _slots_of(t, table) for t in band.tiles]
     overlays = _overlays_in(band)
     laid = [_slots_of(o.patch, table) for o in overlays]
-    mask, spare = 0, frozenset[int]()
+    spare = frozenset[int]()
     for part in itertools.chain(parts, laid):
-        mask |= part.mask
         if part.spare:
             spare |= part.spare
     blocks = [_plain(height, 1, 0, np.uint8)]
@@ -696,7 +713,7 @@ def _band_slots(band: _Band, table: _Slots) -> _Slotted:
             here = (ys >= y0 - top) & (ys < y1 - top) & (xs >= 1 + x0) & (xs < 1 + x1)
             spots.append((ys[here], xs[here], ids[here]))
     joined = tuple(np.concatenate(column) for column in zip(*spots, strict=True)) if spots else None
-    got = _Slotted(index, mask, spare, joined)  # type: ignore[arg-type]
+    got = _Slotted(index, spare, joined, None, parts + laid)  # type: ignore[arg-type]
     band._slots[table.serial] = got
     return got
 
