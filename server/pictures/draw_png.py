@@ -23,10 +23,12 @@ the whole drawing at twice its size, reducing, quantizing and encoding cost
   (``_CANVASES``).  The other shapes are laid out once and the layout kept
   (``_LAID``): the next position's starts from it and looks only at the
   tiles that a shape new to the drawing or gone from it reaches (games hand
-  the same objects again for what did not change), so a picture costs what
-  its move changed, not what it shows.  Off a board's own squares (TriMac)
-  such a tile is painted again only inside the box of what came or went
-  (``_repaint``): a ring is a quarter of each of the tiles it crosses.
+  the same objects again for what did not change, in the same tuples: the
+  diff compares the drawing's runs, ``Drawing.runs``, not every shape), so a
+  picture costs what its move changed, not what it shows.  Off a board's own
+  squares (TriMac) such a tile is painted again only inside the boxes of what
+  came or went, each box painted once for all the tiles it crosses
+  (``_patched``, ``_paint_box``): a ring is a quarter of each of four tiles.
 * A line of text over plain background (the status line, the legend: they
   change with every move and cross a dozen tiles) is copied in after the
   tiles instead (``_Overlay``), painted alone at twice the size and reduced.
@@ -489,10 +491,11 @@ def _slotted_png(drawing: Drawing, bands: list[tuple[tuple, _Band]], table: _Slo
     if not spare:
         return _png(drawing, table.plte, [_stream((band.serial, table.serial), band, None, got)
                                           for (_, band), got in zip(bands, slotted, strict=True)])
-    used = 0
-    for got in slotted:
-        used |= got.mask
     rest = sorted(spare, key=_REGISTRY.keys.__getitem__)
+    used = 0
+    if len(rest) > 256 - table.size:  # (no pixel has a slot past the table: those are free without looking)
+        for got in slotted:
+            used |= got.mask
     free = [slot for slot in itertools.chain(range(table.size, 256), range(table.size)) if not used >> slot & 1]
     if len(free) < len(rest):
         return None
