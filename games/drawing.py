@@ -127,6 +127,15 @@ class Drawing:
         if run:
             self.runs.append(run)
 
+    def extend_runs(self, runs: Iterable[tuple[Shape, ...]]) -> None:
+        """Add each tuple of ``runs`` as one run: ``extend`` for each, in one call (a board of 200 kept
+        squares handed square by square spent a third of its drawing in the calls)."""
+        shapes, kept = self.shapes, self.runs
+        for run in runs:
+            if run:
+                shapes.extend(run)
+                kept.append(run)
+
     def find(self, role: str = "", at: str = "") -> list[Shape]:
         """The shapes with that role and/or square (for tests and tools)."""
         return [s for s in self.shapes if (not role or s.role == role) and (not at or s.at == at)]
