@@ -697,27 +697,35 @@ def _band_slots(band: _Band, table: _Slots) -> _Slotted:
     width, height = grid.xs[-1], bottom - top
     first, last = top - band.row_top, bottom - band.row_top
     plain = table.plain(band.background)
-    parts = [plain if t is None else _slots_of(t, table) for t in band.tiles]
-    overlays = _overlays_in(band)
+    serial, edges = table.serial, grid.xs
+    parts: list[_Slotted] = []
+    blocks = [_plain(height, 1, 0, np.uint8)]
+    spotted = False
+    for c, tile in enumerate(band.tiles):  # (one pass: a new band a TriMac move is 14 tiles)
+        if tile is None:
+            part = plain
+            blocks.append(_plain(height, edges[c + 1] - edges[c], int(plain.index[0, 0]), np.uint8))
+        else:
+            part = tile._slots.get(serial) or _slots_of(tile, table)
+            blocks.append(part.index[first:last])
+        parts.append(part)
+        if part.spots is not None:
+            spotted = True
+    overlays = _overlays_in(band) if band.overlays else []
     laid = [_slots_of(o.patch, table) for o in overlays]
     spare = frozenset[int]()
     for part in itertools.chain(parts, laid):
         if part.spare:
             spare |= part.spare
-    blocks = [_plain(height, 1, 0, np.uint8)]
     spots: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    for c, part in enumerate(parts):
-        if band.tiles[c] is None:
-            blocks.append(_plain(height, grid.xs[c + 1] - grid.xs[c], int(part.index[0, 0]), np.uint8))
-        else:
-            blocks.append(part.index[first:last])
+    for c, part in enumerate(parts if spotted else ()):
         if part.spots is not None:
             ys, xs, ids = part.spots
             if band.tiles[c] is None:  # a plain tile of a colour without a slot
-                ys, xs = np.indices((last - first, grid.xs[c + 1] - grid.xs[c])).reshape(2, -1)
+                ys, xs = np.indices((last - first, edges[c + 1] - edges[c])).reshape(2, -1)
                 ys, ids = ys + first, np.full(len(ys), ids[0], dtype=ids.dtype)
             here = (ys >= first) & (ys < last)
-            spots.append((ys[here] - first, xs[here] + grid.xs[c] + 1, ids[here]))
+            spots.append((ys[here] - first, xs[here] + edges[c] + 1, ids[here]))
     index = np.concatenate(blocks, axis=1)
     for o, part in zip(overlays, laid, strict=True):
         h, w = o.patch.ids.shape
