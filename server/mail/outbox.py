@@ -153,6 +153,9 @@ class _SessionLost(Exception):
 
 
 class Deliverer:
+    #: Rows one batch claims at most.  A batch that took fewer took every row due at its claim.
+    BATCH = 20
+
     def __init__(self, db: Database, settings: Settings, name: str | None = None) -> None:
         self.db = db
         self.settings = settings
@@ -174,7 +177,7 @@ class Deliverer:
         if self.journal is not None:
             self.journal.recover(self._mark_sent)
 
-    def claim(self, limit: int = 20) -> list[Job]:
+    def claim(self, limit: int = BATCH) -> list[Job]:
         """Up to ``limit`` due rows, claimed for a lease (Core statements: no ORM objects on this path).
 
         The same transaction marks sent what the last batches left in the

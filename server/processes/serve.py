@@ -188,7 +188,11 @@ class Server:
         try:
             while not self.stopping.is_set():
                 try:
-                    if self.settings.relay and deliverer.run_once():
+                    # Again at once only after a full batch: one that took fewer took every row
+                    # due at its claim, and mail queued since then has set outbox_ready, which
+                    # the wait below sees (cleared only before the next run_once).  Asking
+                    # "anything due?" after every batch was a read transaction a move (issue 25).
+                    if self.settings.relay and deliverer.run_once() >= deliverer.BATCH:
                         errors.recovered()
                         continue
                     errors.recovered()

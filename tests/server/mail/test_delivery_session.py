@@ -246,3 +246,32 @@ def test_a_server_stopped_after_a_batch_leaves_it_marked(sqlite_url: str) -> Non
     with db.transaction() as session:
         assert session.scalars(select(Outbox.status)).all() == ["sent"]
     db.dispose()
+
+
+def test_a_batch_that_took_every_due_row_is_not_followed_by_another_look(sqlite_url: str,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """``serve``'s delivery loop looks for due mail again at once only after a full batch: a reply
+    costs one look ("anything due?") and one claim, and the next mail still goes out when it is
+    queued (its worker wakes the loop)."""
+    from server.processes.serve import Server
+    from tests.mailtools import Sink, make_mail, send
+
+    looks: list[bool] = []
+    due = outbox.Deliverer._due
+    monkeypatch.setattr(outbox.Deliverer, "_due", staticmethod(lambda conn: looks.append(due(conn)) or looks[-1]))
+    sink = Sink().start()
+    settings = Settings(database_url=sqlite_url, addresses=[ADDRESS], listen=f"127.0.0.1:{free_port()}",
+                        relay=f"127.0.0.1:{sink.port}", poll_interval=30.0, address_proof="from")
+    server = Server(settings)
+    server.start()
+    try:
+        for count in (1, 2):
+            looks.clear()
+            send(settings.listen_hostport[1], make_mail("alice@example.org", ADDRESS, "help"),
+                 sender="alice@example.org", to=ADDRESS)
+            sink.wait_for(count)
+            time.sleep(0.3)
+            assert looks == [True], looks
+    finally:
+        server.stop()
+        sink.stop()
