@@ -38,8 +38,8 @@ _CLAIMABLE = (Inbound.status == "new",
               or_(Inbound.claimed_until.is_(None), Inbound.claimed_until < bindparam("now")))
 #: Is any message claimable in a tier?  Built once: this runs at every wake-up of every worker.
 _WAITING = select(Inbound.id).where(*_CLAIMABLE, Inbound.known == bindparam("known")).limit(1)
-#: Each waiting sender's oldest claimable message in a tier, oldest first (built once).
-_HEADS = (select(Inbound.sender, func.min(Inbound.id))
+#: Each waiting sender's oldest claimable message in a tier and how many it has, oldest first (built once).
+_HEADS = (select(Inbound.sender, func.min(Inbound.id), func.count())
           .where(*_CLAIMABLE, Inbound.known == bindparam("known"))
           .group_by(Inbound.sender)
           .order_by(func.min(Inbound.id))
@@ -79,6 +79,9 @@ class FairQueue:
     MAX_HEADS = 500
 
     def __init__(self, unknown_per_minute: float) -> None:
+        #: After a pick: whether another message was claimable besides the one taken (either tier).
+        #: A worker that knows there is none waits for its wake-up instead of asking (``waiting``).
+        self.more = True
         self.turn = itertools.count()
         self.served: dict[str, int] = {}
         self.strangers = TokenBucket(unknown_per_minute)
@@ -93,30 +96,39 @@ class FairQueue:
         return False
 
     def pick(self, session: Session, now: datetime) -> Taken | None:
-        """The row to claim, locked; None when nothing may be taken now."""
+        """The row to claim, locked; None when nothing may be taken now (and ``more`` set)."""
+        self.more = True
         for known in (True, False):
             if not known and not self.strangers.available():
+                self.more = False
                 return None
-            row = self._pick_tier(session, now, known)
+            row, waiting = self._pick_tier(session, now, known)
             if row is not None:
+                # More to do: another in this tier, or (taken from the players') a stranger's the
+                # bucket lets through -- one statement here, not a read transaction before the next claim.
+                self.more = waiting > 1 or (known and self.strangers.available() and core(
+                    session, _WAITING, {"now": now, "known": False}).first() is not None)
                 if not known:
                     self.strangers.take()
                 self.served[row.sender] = next(self.turn)
                 if len(self.served) > 10 * self.MAX_HEADS:
                     self._forget()
                 return row
+        self.more = False
         return None
 
-    def _pick_tier(self, session: Session, now: datetime, known: bool) -> Taken | None:
+    def _pick_tier(self, session: Session, now: datetime, known: bool) -> tuple[Taken | None, int]:
+        """The row taken from one tier, and how many were claimable in it (up to MAX_HEADS senders)."""
         # On the connection: nothing of the inbound table waits in the session (server.store.queries.core).
         heads = core(session, _HEADS, {"now": now, "known": known, "heads": self.MAX_HEADS}).all()
+        waiting = sum(h[2] for h in heads) if len(heads) < self.MAX_HEADS else self.MAX_HEADS + 1
         # Senders served longest ago (or never) first; among those, the oldest mail.
         order = sorted(heads, key=lambda h: (self.served.get(h[0], -1), h[1]))
-        for _, row_id in order[:20]:
+        for _, row_id, _ in order[:20]:
             row = core(session, _TAKE, {"id": row_id, "now": now}).first()
             if row is not None:
-                return Taken.of(row)
-        return None
+                return Taken.of(row), waiting
+        return None, waiting
 
     def _forget(self) -> None:
         """Keep the turn table small: drop the senders served longest ago."""

@@ -172,8 +172,12 @@ class Server:
                 if worker.run_once():
                     self.outbox_ready.set()
                     errors.recovered()
-                    continue
-                errors.recovered()
+                    if worker.more_waiting:
+                        continue
+                    # Its claim saw nothing else: mail stored since then has set inbound_ready
+                    # (cleared only before this run), so the wait returns at once for it.
+                else:
+                    errors.recovered()
             except Exception:
                 errors.failed()
             finally:

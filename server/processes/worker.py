@@ -166,6 +166,10 @@ class Worker:
         self.inflight: Path | None = None
         #: Growing pauses while the database refuses a taken message's work (a full disk).
         self.outage = Backoff()
+        #: Whether more work may be waiting after the last run_once: its claim saw another
+        #: claimable message (FairQueue.more), or the run ended in a failure to be retried.
+        #: False: the loop waits for its wake-up, which any mail stored since that claim has set.
+        self.more_waiting = True
 
     # -- claiming ----------------------------------------------------------
     def _claim(self, session: Session) -> Taken | None:
@@ -233,7 +237,12 @@ class Worker:
     def _run(self, inbound_id: int | None) -> bool:
         self.current = None
         started = time.thread_time()
-        if inbound_id is None and not self.db.peek(lambda session: self.queue.waiting(session, utcnow())):
+        # The last claim saw another message waiting: claim it without asking first (a read
+        # transaction a move, issue 25); otherwise ask, as a wake-up may be for nothing.
+        known_waiting, self.more_waiting = self.more_waiting and inbound_id is None, True
+        if inbound_id is None and not known_waiting and not self.db.peek(
+                lambda session: self.queue.waiting(session, utcnow())):
+            self.more_waiting = False
             return False  # woken for nothing (another worker took it): no write transaction
         try:
             with passwords.checked_outside():
@@ -241,7 +250,10 @@ class Worker:
                     lambda session: self._claim_and_apply(session, inbound_id if self.current is None
                                                           else self.current)))
                 if taken is None:
+                    self.more_waiting = False
                     return False
+                if inbound_id is None:
+                    self.more_waiting = self.queue.more
                 target, parsed, done = taken
                 for index in range(done, len(parsed.commands) if parsed else 0):
                     self._check_budget(parsed, started)  # type: ignore[arg-type]

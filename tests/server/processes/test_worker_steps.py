@@ -387,3 +387,29 @@ def test_a_reply_to_a_forged_address_is_not_quoted_back(board: tuple[Desk, Email
     assert body.startswith("Your command\n\n    (a reply to a board mail)\n\nwas not carried out:\n")
     assert "apple1" not in body and "b2" not in body.split("was not carried out")[0]
     assert moves(desk) == []
+
+
+def test_a_worker_asks_whether_mail_waits_only_when_its_last_claim_saw_none(players: Desk,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A claim that saw more mail waiting is followed by the next claim at once; only after one that
+    saw none does the worker ask first ("anything to do?", a read transaction a move: issue 25)."""
+    worker = Worker(players.db, players.settings)
+    peeks: list[object] = []
+    peek = players.db.peek
+    monkeypatch.setattr(players.db, "peek", lambda work: peeks.append(work) or peek(work))
+    for sender in (ALICE, BOB, ALICE):
+        players.store(make_mail(sender, ADDRESS, "help").as_bytes(), sender)
+    assert [worker.run_once() for _ in range(3)] == [True, True, True]
+    assert [worker.more_waiting, len(peeks)] == [False, 0]  # three claims, and the last saw nothing else
+    assert worker.run_once() is False and len(peeks) == 1  # now it asks, and nothing waits
+    players.store(make_mail(BOB, ADDRESS, "help").as_bytes(), BOB)
+    assert worker.run_once() is True and len(peeks) == 2 and worker.more_waiting is False
+
+
+def test_a_players_claim_sees_a_strangers_mail_waiting(players: Desk) -> None:
+    """The players' tier is taken first; a stranger's mail behind it still counts as more to do."""
+    worker = Worker(players.db, players.settings)
+    players.store(make_mail("stranger@elsewhere.test", ADDRESS, "help").as_bytes(), "stranger@elsewhere.test")
+    players.store(make_mail(ALICE, ADDRESS, "help").as_bytes(), ALICE)
+    assert worker.run_once() is True and worker.more_waiting is True  # alice's, first
+    assert worker.run_once() is True and worker.more_waiting is False  # the stranger's, last
