@@ -402,21 +402,21 @@ def render(board: Board, game: Game, state: Any, viewer: int | None, moveno: int
     ``moveno`` (default: the board's next move number) is passed to plugins
     that take it, so the board names the same #N as the status line.
     """
-    if viewer is not None and not seat_users(board)[viewer].flip:
-        viewer = None  # "flip off": the board as the first player sees it
-    args = (bool(board.options.get("compact")), text_view(board, game, viewer)[0], board.number,
+    # The side it is seen from: the viewer's, unless "flip off" or a game that draws every seat
+    # alike (not ``oriented``: games/contract.py), where it is the first player's (None).
+    args = (bool(board.options.get("compact")), view_of(board, game, viewer), board.number,
             tuple(u.userid for u in seat_users(board)), board.ply + 1 if moveno is None else moveno,
             board.status != "active")
     # A move's drawing is asked for by every player's mail and the mover's result (three times
-    # for two players): drawn once per transaction and side (a game not ``oriented`` draws every
-    # seat alike: games/contract.py).  Keyed by the state object itself, held in the entry so its
-    # id cannot be reused meanwhile (a state is a value: play returns a new one).
+    # for two players): drawn once per transaction and side.  Keyed by the state object itself,
+    # held in the entry so its id cannot be reused meanwhile (a state is a value: play returns a
+    # new one).
     session = object_session(board)
     drawn = session.info.setdefault(_RENDERED, {}) if session is not None else {}
     entry = drawn.get((id(state), args))
     if entry is not None and entry[0] is state:
         return entry[1]
-    text = render_state(game, state, args[0], viewer, board.number, list(args[3]), args[4], over=args[5])
+    text = render_state(game, state, args[0], args[1], board.number, list(args[3]), args[4], over=args[5])
     drawn[(id(state), args)] = (state, text)
     return text
 

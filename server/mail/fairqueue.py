@@ -29,7 +29,7 @@ from datetime import datetime
 from sqlalchemy import Connection, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
-from server.mail.taken import Taken, columns
+from server.mail.taken import COLUMNS, Taken
 from server.store.model import Inbound
 from server.store.queries import core
 
@@ -46,7 +46,7 @@ _HEADS = (select(Inbound.sender, func.min(Inbound.id), func.count())
           .limit(bindparam("heads")))
 #: One message, locked, if still claimable (another worker may have taken it meanwhile): as
 #: plain values (server/mail/taken.py), not an ORM object.
-_TAKE = select(*columns()).where(Inbound.id == bindparam("id"), *_CLAIMABLE).with_for_update(skip_locked=True)
+_TAKE = select(*COLUMNS).where(Inbound.id == bindparam("id"), *_CLAIMABLE).with_for_update(skip_locked=True)
 
 
 class TokenBucket:

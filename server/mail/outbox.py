@@ -37,6 +37,7 @@ from server.mail.quota import outbound_room
 from server.pictures.cache import fill
 from server.store.database import Database, worker_name
 from server.store.model import Outbox, utcnow
+from server.store.queries import core
 
 log = logging.getLogger("pbmserv.outbox")
 
@@ -189,9 +190,7 @@ class Deliverer:
 
         def work(session: Session) -> list[Job]:
             now = utcnow()
-            # The session's connection, not the session: its execute goes through the
-            # ORM's layers even for Core statements (~30 us a statement here).
-            conn = session.connection()
+            conn = session.connection()  # Core statements past the ORM's layer (store.queries.core)
             if marking:
                 conn.execute(_SENT, {"ids": marking, "now": now})
             rooms = self._outbound_room(session, now)
@@ -417,7 +416,7 @@ class Deliverer:
             return
 
         def work(session: Session) -> None:
-            session.connection().execute(_SENT, {"ids": list(row_ids), "now": utcnow()})
+            core(session, _SENT, {"ids": list(row_ids), "now": utcnow()})
 
         self.db.run(work)
 

@@ -9,7 +9,7 @@ else in a command's transaction reads the row, so no identity map is needed:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -20,18 +20,23 @@ from server.store.model import Inbound
 from server.store.queries import core
 
 _TABLE = Inbound.__table__
-#: The columns a worker reads (all but the timestamps and size it never looks at).
-_COLUMNS = [_TABLE.c[name] for name in (
+#: The columns a worker reads, in :class:`Taken`'s order (all but the timestamps and size it never
+#: looks at); a caller's own select of them (the fair queue's) makes a Taken with ``Taken.of``.
+COLUMNS = tuple(_TABLE.c[name] for name in (
     "id", "mail_from", "rcpt_to", "sender", "known", "dedupe_key", "raw", "status", "tries", "commands_done",
-    "results", "claimed_by", "claimed_until", "error", "done_at")]
+    "results", "claimed_by", "claimed_until", "error", "done_at"))
 #: One row by id, locked (FOR UPDATE: PostgreSQL; SQLite's write lock is already held).
-_LOCKED = select(*_COLUMNS).where(_TABLE.c.id == bindparam("id")).with_for_update()
-#: What a worker changes: everything but the mail itself, which only ``slim`` shortens (its own UPDATE).
+_LOCKED = select(*COLUMNS).where(_TABLE.c.id == bindparam("id")).with_for_update()
+#: What a worker changes: everything but the mail itself, which only ``slim`` shortens.
 _CHANGED = ("status", "tries", "commands_done", "results", "claimed_by", "claimed_until", "error", "done_at")
-_SAVE = (update(_TABLE).where(_TABLE.c.id == bindparam("row_id"))
-         .values({name: bindparam(name) for name in _CHANGED}))
-_SAVE_SLIM = (update(_TABLE).where(_TABLE.c.id == bindparam("row_id"))
-              .values({name: bindparam(name) for name in (*_CHANGED, "raw")}))
+
+
+def _save(names: tuple[str, ...]):  # type: ignore[no-untyped-def]
+    return update(_TABLE).where(_TABLE.c.id == bindparam("row_id")).values({n: bindparam(n) for n in names})
+
+
+#: The row's UPDATE: the worker's changes, and with them the mail when ``slim`` shortened it.
+_SAVE = {False: _save(_CHANGED), True: _save((*_CHANGED, "raw"))}
 
 
 @dataclass
@@ -53,31 +58,28 @@ class Taken:
     claimed_until: datetime | None
     error: str | None
     done_at: datetime | None
+    #: The mail as stored: ``save`` writes ``raw`` only once ``slim`` has replaced it.
+    stored_raw: bytes = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.results = list(self.results or [])
+        self.rcpt_to = list(self.rcpt_to or [])
+        self.stored_raw = self.raw
 
     @classmethod
     def of(cls, row: Row[Any]) -> Taken:
-        taken = cls(*row)
-        taken.results = list(taken.results or [])
-        taken.rcpt_to = list(taken.rcpt_to or [])
-        taken._raw = taken.raw  # type: ignore[attr-defined]
-        return taken
+        """The row of a select of ``COLUMNS``."""
+        return cls(*row)
+
+    @classmethod
+    def lock(cls, session: Session, inbound_id: int) -> Taken | None:
+        """The row ``inbound_id``, locked, in the caller's transaction; None if it is gone."""
+        row = core(session, _LOCKED, {"id": inbound_id}).first()
+        return cls.of(row) if row is not None else None
 
     def save(self, session: Session) -> None:
         """Write the worker's changes (and the shortened mail, if ``slim`` shortened it)."""
-        values = {name: getattr(self, name) for name in _CHANGED}
-        if self.raw is not self._raw:  # type: ignore[attr-defined]
-            core(session, _SAVE_SLIM, {"row_id": self.id, **values, "raw": self.raw})
-            self._raw = self.raw  # type: ignore[attr-defined]
-        else:
-            core(session, _SAVE, {"row_id": self.id, **values})
-
-
-def columns() -> list[Any]:
-    """The columns :meth:`Taken.of` expects, in order (for a caller's own select)."""
-    return list(_COLUMNS)
-
-
-def lock(session: Session, inbound_id: int) -> Taken | None:
-    """The row ``inbound_id``, locked, in the caller's transaction; None if it is gone."""
-    row = core(session, _LOCKED, {"id": inbound_id}).first()
-    return Taken.of(row) if row is not None else None
+        slimmed = self.raw is not self.stored_raw
+        values = {name: getattr(self, name) for name in (*_CHANGED, "raw") if name != "raw" or slimmed}
+        core(session, _SAVE[slimmed], {"row_id": self.id, **values})
+        self.stored_raw = self.raw

@@ -41,7 +41,7 @@ from server.commands import CommandError, Context, Request, Result, describe, di
 from server.commands.masking import log_line, mask_words, scrub, secret_words
 from server.commands.subjects import canonical_words, names_a_board
 from server.core.config import Settings
-from server.mail import limits, taken
+from server.mail import limits
 from server.mail.authresults import from_authenticated
 from server.mail.fairqueue import FairQueue
 from server.mail.inbound import slim
@@ -310,7 +310,7 @@ class Worker:
         None when it is not answered, commands done) so the caller applies
         the rest of a multi-command mail.
         """
-        row = self._claim(session) if inbound_id is None else taken.lock(session, inbound_id)
+        row = self._claim(session) if inbound_id is None else Taken.lock(session, inbound_id)
         if row is None or row.status != "new":
             return None
         self.current = row.id
@@ -388,7 +388,7 @@ class Worker:
         """Apply command ``index`` of the message, in one transaction, once."""
 
         def work(session: Session) -> None:
-            row = taken.lock(session, inbound_id)
+            row = Taken.lock(session, inbound_id)
             if row is None or row.status != "new" or row.commands_done != index:
                 return  # applied already (by us before a crash, or by another worker)
             self._step(session, row, index, parsed, line)
@@ -575,7 +575,7 @@ class Worker:
         log.error("inbound %d failed:\n%s", inbound_id, error)
 
         def work(session: Session) -> None:
-            row = taken.lock(session, inbound_id)
+            row = Taken.lock(session, inbound_id)
             if row is None or row.status != "new":
                 return
             row.tries += 1

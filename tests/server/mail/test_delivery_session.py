@@ -12,7 +12,8 @@ meanwhile), or on their own once nothing follows.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import pytest
@@ -24,7 +25,7 @@ from server.mail import outbox, relay
 from server.mail.replies import Mail, queue
 from server.store.database import Database
 from server.store.model import Outbox
-from tests.mailtools import SinkHandler, free_port
+from tests.mailtools import Sink, SinkHandler, free_port, make_mail, send
 
 ADDRESS = "pbmserv@games.test"
 
@@ -223,25 +224,37 @@ def test_a_session_carries_a_bounded_number_of_mails(desk: Desk, monkeypatch: py
     deliverer.close()
 
 
-def test_a_server_stopped_after_a_batch_leaves_it_marked(sqlite_url: str) -> None:
-    """``serve``'s delivery loop closes its deliverer when it stops: the last batch, carried in the
-    journal until a next claim, is marked sent (with no idle pause before the stop to mark it)."""
+@contextmanager
+def serving(sqlite_url: str) -> Iterator[tuple[Sink, Callable[[], None]]]:
+    """``pbmserv serve`` on ``sqlite_url`` with a relay sink, and a call that mails it ``help`` as alice.
+
+    A long poll interval: nothing in it happens on a timer (the deliverer never idles long enough
+    to mark a batch on its own, no loop looks for work but when woken)."""
     from server.processes.serve import Server
-    from tests.mailtools import Sink, make_mail, send
 
     sink = Sink().start()
-    # A long poll interval: the deliverer never idles long enough to mark the batch on its own.
     settings = Settings(database_url=sqlite_url, addresses=[ADDRESS], listen=f"127.0.0.1:{free_port()}",
                         relay=f"127.0.0.1:{sink.port}", poll_interval=30.0, address_proof="from")
     server = Server(settings)
     server.start()
-    try:
+
+    def help_mail() -> None:
         send(settings.listen_hostport[1], make_mail("alice@example.org", ADDRESS, "help"),
              sender="alice@example.org", to=ADDRESS)
-        sink.wait_for(1)
+
+    try:
+        yield sink, help_mail
     finally:
         server.stop()
         sink.stop()
+
+
+def test_a_server_stopped_after_a_batch_leaves_it_marked(sqlite_url: str) -> None:
+    """``serve``'s delivery loop closes its deliverer when it stops: the last batch, carried in the
+    journal until a next claim, is marked sent (with no idle pause before the stop to mark it)."""
+    with serving(sqlite_url) as (sink, help_mail):
+        help_mail()
+        sink.wait_for(1)
     db = Database(sqlite_url)
     with db.transaction() as session:
         assert session.scalars(select(Outbox.status)).all() == ["sent"]
@@ -253,25 +266,13 @@ def test_a_batch_that_took_every_due_row_is_not_followed_by_another_look(sqlite_
     """``serve``'s delivery loop looks for due mail again at once only after a full batch: a reply
     costs one look ("anything due?") and one claim, and the next mail still goes out when it is
     queued (its worker wakes the loop)."""
-    from server.processes.serve import Server
-    from tests.mailtools import Sink, make_mail, send
-
     looks: list[bool] = []
     due = outbox.Deliverer._due
     monkeypatch.setattr(outbox.Deliverer, "_due", staticmethod(lambda conn: looks.append(due(conn)) or looks[-1]))
-    sink = Sink().start()
-    settings = Settings(database_url=sqlite_url, addresses=[ADDRESS], listen=f"127.0.0.1:{free_port()}",
-                        relay=f"127.0.0.1:{sink.port}", poll_interval=30.0, address_proof="from")
-    server = Server(settings)
-    server.start()
-    try:
+    with serving(sqlite_url) as (sink, help_mail):
         for count in (1, 2):
             looks.clear()
-            send(settings.listen_hostport[1], make_mail("alice@example.org", ADDRESS, "help"),
-                 sender="alice@example.org", to=ADDRESS)
+            help_mail()
             sink.wait_for(count)
             time.sleep(0.3)
             assert looks == [True], looks
-    finally:
-        server.stop()
-        sink.stop()
