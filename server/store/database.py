@@ -26,6 +26,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from server.store import light_flush
 from server.store.resources import migrations_dir
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ class Database:
         self.busy_timeout = busy_timeout
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         hold_what_is_loaded(self.sessions)
+        light_flush.install(self.sessions)
         #: SQLite has one writer at a time, and every transaction here takes the
         #: write lock (BEGIN IMMEDIATE).  Threads of this process queue for it
         #: on this lock, woken the moment it is free; left to SQLite, a
