@@ -1,0 +1,185 @@
+"""Hot Core statements run on the DB-API cursor, compiled and typed by SQLAlchemy once.
+
+A Core statement on a SQLAlchemy connection costs ~31 us on a 2-core VM
+(the cache key, the execution context, the result's metadata), the DB-API
+call alone ~2 us; a move by reply runs about fifteen of them in the worker
+and a few more in the listener and the deliverer (issue 25).  ``execute``
+compiles a statement once per dialect and set of parameter names, keeps
+SQLAlchemy's own bind and result processors of its column types (a
+datetime or a JSON column reads and writes exactly as through SQLAlchemy),
+and from then on runs it on the session connection's DB-API cursor.
+
+What the plan cannot do the same way goes to SQLAlchemy as before (a
+statement is judged once): expanding ``IN`` lists, parameters rendered
+into the SQL, Python-side column defaults that are not a constant or a
+plain function, an INSERT without every column the dialect fetches first.
+Errors are SQLAlchemy's (the connection's own handler wraps them, and
+invalidates the connection on a disconnect), and the engine's cursor
+events fire (the PostgreSQL hang guard counts statements; tests count them).
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Executable
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.dml import UpdateBase
+
+Processor = Callable[[Any], Any] | None
+
+
+class Rows:
+    """The part of a CursorResult the hot paths use, on rows already fetched."""
+
+    __slots__ = ("_rows", "rowcount")
+
+    def __init__(self, rows: list[Any], rowcount: int) -> None:
+        self._rows = rows
+        self.rowcount = rowcount
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._rows)
+
+    def all(self) -> list[Any]:
+        return list(self._rows)
+
+    def first(self) -> Any:
+        return self._rows[0] if self._rows else None
+
+    def scalar(self) -> Any:
+        return self._rows[0][0] if self._rows else None
+
+    def scalars(self) -> list[Any]:
+        return [row[0] for row in self._rows]
+
+
+@dataclass(frozen=True)
+class _Bind:
+    name: str  # in the SQL
+    key: str  # in the caller's parameters
+    fixed: Any  # the statement's own value (a LIMIT's), or a column default's
+    default: Callable[[], Any] | None  # a Python column default (INSERT)
+    process: Processor
+
+
+@dataclass(frozen=True)
+class _Plan:
+    sql: str
+    positional: bool
+    binds: tuple[_Bind, ...]
+    row: type | None  # a namedtuple of the result's keys; None: no rows
+    results: tuple[Processor, ...]
+    typed: bool  # any result processor at all
+
+    def parameters(self, params: Mapping[str, Any]) -> Any:
+        values = []
+        for bind in self.binds:  # as SQLAlchemy does: every value through its type's processor
+            if bind.key in params:
+                value = params[bind.key]
+            else:
+                value = bind.default() if bind.default is not None else bind.fixed
+            values.append(value if bind.process is None else bind.process(value))
+        if self.positional:
+            return tuple(values)
+        return {bind.name: value for bind, value in zip(self.binds, values, strict=True)}
+
+    def rows(self, fetched: list[Any]) -> list[Any]:
+        if self.row is None:
+            return []
+        make = self.row._make  # type: ignore[attr-defined]
+        if not self.typed:
+            return [make(r) for r in fetched]
+        procs = self.results
+        return [make([v if p is None else p(v) for p, v in zip(procs, r, strict=True)]) for r in fetched]
+
+
+#: (statement, dialect name, parameter names) -> plan, or None: SQLAlchemy runs it.
+_PLANS: dict[tuple[Any, str, frozenset[str]], _Plan | None] = {}
+
+
+def execute(session: Session, statement: Executable,
+            params: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None) -> Any:
+    """Run ``statement`` in the session's transaction: past SQLAlchemy's execution layer when it can.
+
+    Returns a :class:`Rows` (or SQLAlchemy's result when the statement goes
+    the usual way): ``first``, ``scalar``, ``all``, ``scalars``, iteration,
+    ``rowcount``; rows are named tuples of the keys SQLAlchemy gives them.
+    """
+    conn = session.connection()
+    many = isinstance(params, Sequence) and not isinstance(params, Mapping)
+    first: Mapping[str, Any] = (params[0] if params else {}) if many else (params or {})  # type: ignore[index]
+    key = (statement, conn.dialect.name, frozenset(first))
+    try:
+        plan = _PLANS[key]
+    except KeyError:
+        plan = _PLANS[key] = _compile(statement, conn.dialect, first)
+    if plan is None or (many and plan.row is not None):
+        return conn.execute(statement, params)  # type: ignore[arg-type]
+    return _run(conn, plan, params, many)  # type: ignore[arg-type]
+
+
+def _run(conn: Connection, plan: _Plan, params: Any, many: bool) -> Rows:
+    raw = conn.connection.dbapi_connection
+    assert raw is not None
+    parameters = [plan.parameters(p) for p in params] if many else plan.parameters(params or {})
+    dispatch = conn.dispatch
+    cursor = raw.cursor()
+    try:
+        if dispatch.before_cursor_execute:
+            dispatch.before_cursor_execute(conn, cursor, plan.sql, parameters, None, many)
+        if many:
+            cursor.executemany(plan.sql, parameters)
+        else:
+            cursor.execute(plan.sql, parameters)
+        fetched = cursor.fetchall() if plan.row is not None else []
+        rowcount = cursor.rowcount
+        if dispatch.after_cursor_execute:
+            dispatch.after_cursor_execute(conn, cursor, plan.sql, parameters, None, many)
+    except Exception as exc:
+        cursor.close()
+        if isinstance(exc, conn.dialect.loaded_dbapi.Error):
+            conn._handle_dbapi_exception(exc, plan.sql, parameters, cursor, None)  # noqa: SLF001 -- wraps, re-raises
+        raise
+    cursor.close()
+    return Rows(plan.rows(fetched), rowcount)
+
+
+def _compile(statement: Any, dialect: Dialect, params: Mapping[str, Any]) -> _Plan | None:
+    """The statement's plan for ``dialect`` and these parameter names, or None (see the module)."""
+    dml = isinstance(statement, UpdateBase)
+    compiled = statement.compile(dialect=dialect, column_keys=list(params) if dml else None)
+    if compiled.literal_execute_params or compiled.post_compile_params:
+        return None
+    if any(bind.expanding for bind in compiled.binds.values()):
+        return None
+    prefetch = {c.key: c for c in [*compiled.insert_prefetch, *compiled.update_prefetch]}
+    defaults: dict[str, Callable[[], Any]] = {}
+    for name, column in prefetch.items():
+        if name in params:
+            continue
+        default = column.default
+        if default is None or not (default.is_scalar or default.is_callable):
+            return None
+        defaults[name] = (lambda value=default.arg: value) if default.is_scalar else (
+            lambda arg=default.arg: arg(None))
+    by_name = {name: bind for bind, name in compiled.bind_names.items()}
+    names = compiled.positiontup if dialect.positional else list(dict.fromkeys(by_name))
+    binds = []
+    for name in names:
+        bind = by_name[name]
+        key = bind.key if bind.key in params or name not in params else name
+        if key not in params and name not in defaults and bind.required:
+            return None
+        processor = bind.type.dialect_impl(dialect).bind_processor(dialect)
+        fixed = bind.callable() if bind.callable is not None else bind.value
+        binds.append(_Bind(name, key, fixed, defaults.get(name), processor))
+    columns = compiled._result_columns  # noqa: SLF001 -- the keys and types SQLAlchemy's own rows get
+    returns = bool(columns) and (not dml or bool(compiled.effective_returning))
+    row = collections.namedtuple("Row", [c.keyname for c in columns], rename=True) if returns else None  # type: ignore[misc]
+    results = tuple(c.type.dialect_impl(dialect).result_processor(dialect, None) for c in columns) if returns else ()
+    return _Plan(compiled.string, dialect.positional, tuple(binds), row, results, any(p is not None for p in results))
