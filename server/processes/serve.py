@@ -167,9 +167,14 @@ class Server:
     def _work_loop(self, worker: Worker | None = None, slot: Any = None) -> None:
         worker = worker or self.worker
         errors = LoopErrors("worker loop")
+        # The only worker, woken by a stored mail, knows there is mail to claim (a wake-up may be
+        # stale: a claim since then took it; that claim finds nothing, as the peek would have).
+        # With several, every mail wakes each of them: they ask first (Worker.run_once).
+        alone = self.settings.workers <= 1
+        told = False
         while not self.stopping.is_set():
             try:
-                if worker.run_once():
+                if worker.run_once(told):
                     self.outbox_ready.set()
                     errors.recovered()
                     if worker.more_waiting:
@@ -183,7 +188,7 @@ class Server:
             finally:
                 if slot is not None:
                     slot.value = 0
-            self.inbound_ready.wait(self.settings.poll_interval)
+            told = self.inbound_ready.wait(self.settings.poll_interval) and alone
             self.inbound_ready.clear()
 
     def _deliver_loop(self, deliverer: Deliverer | None = None) -> None:

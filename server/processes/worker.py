@@ -214,15 +214,19 @@ class Worker:
             self._failed(int(text), "the server process died while applying this message (killed or out of memory)")
         self._mark_inflight(None)
 
-    def run_once(self) -> bool:
+    def run_once(self, told: bool = False) -> bool:
         """Apply the next message if there is one; False when the queue is empty.
 
         The claim, the load, the re-send check, the message's first command,
         its replies and the "done" mark are one transaction: a single-command
         mail (nearly all of them) costs one commit.  Further commands of a
         multi-command mail follow in a transaction each.
+
+        ``told``: the caller knows mail was stored since this worker last
+        claimed (the only worker, woken by the listener): it claims without
+        asking first whether anything waits.
         """
-        return self._run(None)
+        return self._run(None, told)
 
     def process(self, inbound_id: int) -> None:
         """Apply one given message (``pbmserv process``, tests), the same way."""
@@ -234,12 +238,13 @@ class Worker:
             count += 1
         return count
 
-    def _run(self, inbound_id: int | None) -> bool:
+    def _run(self, inbound_id: int | None, told: bool = False) -> bool:
         self.current = None
         started = time.thread_time()
-        # The last claim saw another message waiting: claim it without asking first (a read
-        # transaction a move, issue 25); otherwise ask, as a wake-up may be for nothing.
-        known_waiting, self.more_waiting = self.more_waiting and inbound_id is None, True
+        # The last claim saw another message waiting, or the caller was told of new mail: claim
+        # without asking first (a read transaction a move, issue 25); otherwise ask, as a wake-up
+        # may be for nothing.
+        known_waiting, self.more_waiting = (self.more_waiting or told) and inbound_id is None, True
         if inbound_id is None and not known_waiting and not self.db.peek(
                 lambda session: self.queue.waiting(session, utcnow())):
             self.more_waiting = False

@@ -413,3 +413,47 @@ def test_a_players_claim_sees_a_strangers_mail_waiting(players: Desk) -> None:
     players.store(make_mail(ALICE, ADDRESS, "help").as_bytes(), ALICE)
     assert worker.run_once() is True and worker.more_waiting is True  # alice's, first
     assert worker.run_once() is True and worker.more_waiting is False  # the stranger's, last
+
+
+def test_a_worker_told_of_new_mail_claims_without_asking(players: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``serve``'s only worker, woken by a stored mail, claims at once (issue 25: the "anything to
+    do?" read was a transaction a move); told of mail a claim already took, it finds nothing and
+    changes nothing."""
+    worker = Worker(players.db, players.settings)
+    peeks: list[object] = []
+    peek = players.db.peek
+    monkeypatch.setattr(players.db, "peek", lambda work: peeks.append(work) or peek(work))
+    worker.more_waiting = False  # as after a claim that saw nothing else waiting
+    players.store(make_mail(ALICE, ADDRESS, "help").as_bytes(), ALICE)
+    assert worker.run_once(told=True) is True and peeks == []
+    with players.db.transaction() as session:
+        before = session.execute(text("SELECT id, status FROM inbound ORDER BY id")).all()
+    assert worker.run_once(told=True) is False and peeks == []  # a stale wake-up: nothing to take
+    with players.db.transaction() as session:
+        assert session.execute(text("SELECT id, status FROM inbound ORDER BY id")).all() == before
+    assert worker.run_once() is False and len(peeks) == 1  # not told: it asks first
+
+
+def test_serves_only_worker_does_not_ask_before_claiming_a_stored_mail(sqlite_url: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """End to end: each mail to a one-worker ``serve`` is claimed without a peek before it."""
+    from server.mail.fairqueue import FairQueue
+    from server.processes.serve import Server
+    from tests.mailtools import Sink, free_port, send
+
+    asked: list[bool] = []
+    waiting = FairQueue.waiting
+    monkeypatch.setattr(FairQueue, "waiting", lambda self, *a: asked.append(True) or waiting(self, *a))
+    sink = Sink().start()
+    settings = Settings(database_url=sqlite_url, addresses=[ADDRESS], listen=f"127.0.0.1:{free_port()}",
+                        relay=f"127.0.0.1:{sink.port}", poll_interval=30.0, address_proof="from")
+    server = Server(settings)
+    server.start()
+    try:
+        for count in (1, 2, 3):
+            send(settings.listen_hostport[1], make_mail(ALICE, ADDRESS, "help"), sender=ALICE, to=ADDRESS)
+            sink.wait_for(count)
+        assert asked == []
+    finally:
+        server.stop()
+        sink.stop()
