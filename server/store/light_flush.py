@@ -9,7 +9,7 @@ dependency sort, per-mapper action lists -- not the statement (~40 us).
 ``install(maker)`` hooks the sessions' ``before_flush``: every dirty object
 whose pending changes are plain column values of a simple mapped table is
 written with one Core ``UPDATE ... WHERE pk = ?`` (a statement built once per
-table; SQLAlchemy compiles it once per set of columns) and marked as
+table, run as ``store.prepared`` plans it for each set of columns) and marked as
 flushed.  Whatever is not that simple -- new or deleted objects, relationship or collection changes, SQL
 expressions as values, version counters, ``onupdate`` columns, mapper
 update events, a changed primary key, inheritance -- is left to the unit of
@@ -26,6 +26,8 @@ from sqlalchemy import bindparam, update
 from sqlalchemy.orm import Mapper, Session, UOWTransaction, attributes, sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.sql import ClauseElement, Update
+
+from server.store import prepared
 
 #: table -> its UPDATE by primary key, built once (the parameters given name the columns SET).
 _STATEMENTS: dict[Any, Update] = {}
@@ -81,7 +83,7 @@ def write_plain_updates(session: Session) -> int:
                 [pk_column] = mapper.primary_key
                 statement = _STATEMENTS[mapper.local_table] = update(mapper.local_table).where(
                     pk_column == bindparam(_PK))
-            result = session.connection().execute(statement, {**values, _PK: pk})
+            result = prepared.execute(session, statement, {**values, _PK: pk})
             if result.rowcount != 1:  # what the unit of work says of a row gone under it
                 raise StaleDataError(f"UPDATE of {mapper.local_table.name} row {pk} matched "
                                      f"{result.rowcount} rows, expected 1")

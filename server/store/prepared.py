@@ -98,7 +98,7 @@ class _Plan:
         return [make([v if p is None else p(v) for p, v in zip(procs, r, strict=True)]) for r in fetched]
 
 
-#: (statement, dialect name, parameter names) -> plan, or None: SQLAlchemy runs it.
+#: (statement, dialect name, parameter names in order) -> plan, or None: SQLAlchemy runs it.
 _PLANS: dict[tuple[Any, str, frozenset[str]], _Plan | None] = {}
 
 
@@ -110,10 +110,10 @@ def execute(session: Session, statement: Executable,
     the usual way): ``first``, ``scalar``, ``all``, ``scalars``, iteration,
     ``rowcount``; rows are named tuples of the keys SQLAlchemy gives them.
     """
-    conn = session.connection()
-    many = isinstance(params, Sequence) and not isinstance(params, Mapping)
+    conn = _connection(session)
+    many = params is not None and not isinstance(params, dict) and isinstance(params, Sequence)
     first: Mapping[str, Any] = (params[0] if params else {}) if many else (params or {})  # type: ignore[index]
-    key = (statement, conn.dialect.name, frozenset(first))
+    key = (statement, conn.dialect.name, tuple(first))
     try:
         plan = _PLANS[key]
     except KeyError:
@@ -121,6 +121,29 @@ def execute(session: Session, statement: Executable,
     if plan is None or (many and plan.row is not None):
         return conn.execute(statement, params)  # type: ignore[arg-type]
     return _run(conn, plan, params, many)  # type: ignore[arg-type]
+
+
+def _connection(session: Session) -> Connection:
+    """``session.connection()``, asked again only when the session's transaction or savepoint changed.
+
+    ``session.connection()`` costs ~22 us (the session's state machine), and
+    a move asks it for every statement.  The answer is the same Connection
+    for the whole transaction, but a savepoint begun since (``begin_nested``)
+    is emitted only when its connection is first asked for: so the answer is
+    kept with the transaction *and* the innermost savepoint it was given in
+    (the objects themselves, so neither can be mistaken for a later one).
+    """
+    root, nested = session.get_transaction(), session.get_nested_transaction()
+    kept = session.info.get(_CONNECTION)
+    if kept is not None and kept[0] is root and kept[1] is nested and root is not None:
+        return kept[2]
+    conn = session.connection()
+    session.info[_CONNECTION] = (session.get_transaction(), session.get_nested_transaction(), conn)
+    return conn
+
+
+#: session.info key: (transaction, savepoint, connection) of the last ``_connection``.
+_CONNECTION = "pbmserv_prepared_connection"
 
 
 def _run(conn: Connection, plan: _Plan, params: Any, many: bool) -> Rows:

@@ -77,7 +77,7 @@ def test_planned_reads_give_what_sqlalchemy_gives(db_url: str) -> None:
             theirs = s.connection().execute(statement, params)
             keys, expected = list(theirs.keys()), [tuple(r) for r in theirs.all()]
         # It was planned, not handed on to SQLAlchemy.
-        assert prepared._PLANS[(statement, db.engine.dialect.name, frozenset(params))] is not None  # noqa: SLF001
+        assert prepared._PLANS[(statement, db.engine.dialect.name, tuple(params))] is not None  # noqa: SLF001
         assert [tuple(r) for r in ours] == expected, statement
         assert [[type(v) for v in r] for r in ours] == [[type(v) for v in r] for r in expected], statement
         assert all(list(r._fields) == keys for r in ours), statement
@@ -136,7 +136,7 @@ def test_what_cannot_be_planned_goes_to_sqlalchemy(sqlite_url: str) -> None:
     many = insert(User.__table__).returning(User.__table__.c.id)
     with db.transaction() as s:
         assert [r.id for r in prepared.execute(s, expanding)] == [1, 3]
-        assert prepared._PLANS[(expanding, "sqlite", frozenset())] is None  # noqa: SLF001
+        assert prepared._PLANS[(expanding, "sqlite", ())] is None  # noqa: SLF001
         ids = prepared.execute(s, many, [{"userid": "u1", "password_hash": "x"},
                                          {"userid": "u2", "password_hash": "x"}]).scalars().all()
         assert len(ids) == 2
@@ -151,3 +151,20 @@ def test_errors_are_sqlalchemys_and_the_cursor_events_fire(db_url: str) -> None:
     assert any(statement.startswith("INSERT INTO users") for statement in seen)
     with db.transaction() as s:  # the connection is good again after the rollback
         assert prepared.execute(s, _SECRET, {"name": "reply"}).first().value == "v" * 40
+
+
+def test_a_savepoint_begun_after_a_statement_still_rolls_back_what_follows(db_url: str) -> None:
+    """The connection is kept per transaction *and* savepoint: a command's savepoint (the worker's
+    ``begin_nested``) must be emitted before its statements, or a refused command's writes stay."""
+    db = _setup(db_url)
+    with db.transaction() as s:
+        assert prepared.execute(s, _SECRET, {"name": "reply"}).first() is not None  # the connection, kept
+        try:
+            with s.begin_nested():
+                prepared.execute(s, _INSERT_MOVE, {"board_id": 1, "ply": 9, "seat": 0, "move": "z9", "auto": False})
+                raise RuntimeError("the command is refused")
+        except RuntimeError:
+            pass
+        prepared.execute(s, _INSERT_MOVE, {"board_id": 1, "ply": 10, "seat": 1, "move": "y8", "auto": False})
+    with db.transaction() as s:
+        assert [r.move for r in prepared.execute(s, _MOVES, {"board": 1})] == ["a1", "b2", "y8"]
