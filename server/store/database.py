@@ -543,6 +543,13 @@ def bind_processors(engine: Engine, columns: Sequence[Any]) -> list[Callable[[An
     return [column.type.dialect_impl(dialect).bind_processor(dialect) for column in columns]
 
 
+def result_processors(engine: Engine, columns: Sequence[Any]) -> list[Callable[[Any], Any] | None]:
+    """Per column, what SQLAlchemy's type does to a value the driver returns on ``engine``'s dialect
+    (SQLite's JSON text loaded, 0/1 as a bool), None where nothing: for rows read by :meth:`Database.driver`."""
+    dialect = engine.dialect
+    return [column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns]
+
+
 def _sqlite_setup(engine: Engine, busy_timeout: float) -> None:
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
