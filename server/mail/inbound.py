@@ -217,7 +217,8 @@ class Arrival:
 
 
 def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = None,
-                unknown_backlog: int | None = None, settings: Settings | None = None) -> list[int | RateLimited]:
+                unknown_backlog: int | None = None, settings: Settings | None = None,
+                more: Callable[[], list[Arrival]] | None = None) -> list[int | RateLimited]:
     """Store ``arrivals`` in one durable transaction: per message its row id, or RateLimited.
 
     The hourly rate limit counts stored rows plus the ones earlier in the
@@ -225,14 +226,22 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
     messages had come one by one; it holds per envelope sender and per From
     address.  Mail from unknown senders gets Backlogged once
     ``unknown_backlog`` of theirs waits.
+
+    ``more``: called once the transaction has begun (on SQLite: once it
+    holds the write lock), for messages that arrived meanwhile; they are
+    appended to ``arrivals`` and stored in the same commit.  The store
+    thread waited for the lock with its batch already taken, and what came
+    during the wait went into a commit (a lock turn, an fsync) of its own.
     """
-    from_addresses = [from_address(a.raw) or ("" if path_problem(a.mail_from) else a.mail_from.lower()[:320])
-                      for a in arrivals]
 
     statements = _statements(db)
 
     def work(conn: Connection) -> list[int | RateLimited]:
+        if more is not None:
+            arrivals.extend(more())
         now = utcnow()
+        from_addresses = [from_address(a.raw) or ("" if path_problem(a.mail_from) else a.mail_from.lower()[:320])
+                          for a in arrivals]
         session: Session | None = None
         true = statements.true()
 
@@ -355,6 +364,8 @@ class GroupCommit:
         self.restarts = 0
         #: The last failure of a batch, one line (database errors hide their parameters).
         self.last_error: str | None = None
+        #: The close sentinel was taken from the queue: the thread ends after this batch.
+        self._stop = False
         #: time.monotonic() of the first failed commit since the last one that worked; None: working.
         #: A hung database connection is cut and the thread goes on, failing: stuck all the same.
         self.failing_since: float | None = None
@@ -394,17 +405,8 @@ class GroupCommit:
             first = self.waiting.get()
             if first is None:
                 return
-            batch = [first]
-            stop = False
-            while len(batch) < MAX_BATCH:
-                try:
-                    more = self.waiting.get_nowait()
-                except queue.Empty:
-                    break
-                if more is None:
-                    stop = True
-                    break
-                batch.append(more)
+            self._stop = False
+            batch = [first, *self._more(MAX_BATCH - 1)]
             # Messages whose sender stopped waiting (cancelled) are not stored.
             batch = [a for a in batch if a.done.set_running_or_notify_cancel()]
             if batch:
@@ -417,12 +419,31 @@ class GroupCommit:
                         settle(arrival.done, error=exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
                 finally:
                     self.busy_since = None
-            if stop:
+            if self._stop:
                 return
+
+    def _more(self, room: int) -> list[Arrival]:
+        """Up to ``room`` messages waiting now, without waiting (the close sentinel is noted in ``_stop``)."""
+        out: list[Arrival] = []
+        while len(out) < room and not self._stop:
+            try:
+                more = self.waiting.get_nowait()
+            except queue.Empty:
+                break
+            if more is None:
+                self._stop = True
+                break
+            out.append(more)
+        return out
+
+    def _late(self, batch: list[Arrival]) -> list[Arrival]:
+        """What arrived while ``batch``'s transaction waited for the write lock, to share its commit."""
+        return [a for a in self._more(MAX_BATCH - len(batch)) if a.done.set_running_or_notify_cancel()]
 
     def _commit(self, batch: list[Arrival]) -> None:
         try:
-            results = store_batch(self.db, batch, self.rate_limit, self.unknown_backlog, self.settings)
+            results = store_batch(self.db, batch, self.rate_limit, self.unknown_backlog, self.settings,
+                                  more=lambda: self._late(batch))
         except Exception as exc:  # every message of the batch gets the same 451
             self.last_error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
             if self.failing_since is None:

@@ -12,6 +12,7 @@ database, whether SQLAlchemy or the driver raised it.
 from __future__ import annotations
 
 import sqlite3
+import time
 from datetime import datetime
 
 import pytest
@@ -146,3 +147,41 @@ def test_hour_counts_span_the_batch(db: Database) -> None:
                                                     {"s2@example.org"}, inbound.utcnow())
     assert by_envelope == {"s0@example.org": 3, "s1@example.org": 3}
     assert by_from == {"s2@example.org": 3}
+
+
+def test_mail_that_came_while_the_store_waited_for_the_lock_shares_its_commit(sqlite_url: str) -> None:
+    """The store thread takes its batch, then waits for the write lock; what arrives meanwhile is stored in
+    the same commit (one lock turn, one fsync), not in one of its own after it.  A message whose sender
+    stopped waiting before then is not stored."""
+    from concurrent.futures import CancelledError
+
+    from server.mail.inbound import GroupCommit
+
+    db = Database(sqlite_url)
+    db.upgrade()
+    commits: list[int] = []
+    event.listen(db.engine, "commit", lambda conn: commits.append(1))
+    group = GroupCommit(db, rate_limit=None)
+    assert db._sqlite_lock is not None
+    db._sqlite_lock.acquire()  # as a worker's transaction holds the write lock
+    try:
+        first = group.submit(make_mail("p0@example.org", ADDRESS, "help").as_bytes(), "p0@example.org", [ADDRESS])
+        deadline = time.monotonic() + 5
+        while group.busy_since is None and time.monotonic() < deadline:  # taken, waiting for the lock
+            time.sleep(0.01)
+        assert group.busy_since is not None
+        late = [group.submit(make_mail(f"p{i}@example.org", ADDRESS, "help").as_bytes(), f"p{i}@example.org",
+                             [ADDRESS]) for i in range(1, 6)]
+        assert late[2].cancel()
+    finally:
+        db._sqlite_lock.release()
+    ids = [first.result(timeout=10)] + [f.result(timeout=10) for i, f in enumerate(late) if i != 2]
+    with pytest.raises(CancelledError):
+        late[2].result(timeout=0)
+    group.close()
+    assert len(commits) == 1, commits
+    with db.transaction() as session:
+        stored = dict(session.execute(select(Inbound.id, Inbound.mail_from)).all())
+    assert sorted(stored) == sorted(ids)
+    assert sorted(stored.values()) == [f"p{i}@example.org" for i in (0, 1, 2, 4, 5)]
+    db.dispose()
