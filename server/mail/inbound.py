@@ -10,8 +10,9 @@ and, for unknown senders, the size of their shared backlog (issue 20).
 
 Group commit: the listener's DATA handlers do not each run a transaction.
 They hand their message to one store thread (:class:`GroupCommit`), which
-stores every message waiting at that moment in one transaction with one
-fsync, then answers each handler.  Under load many messages share the
+stores every message waiting at that moment, and what arrives while it
+waits for the write lock, in one transaction with one fsync, then answers
+each handler.  Under load many messages share the
 commit; alone, a message is committed at once, as before.  No 250 is ever
 given before its own message's commit returned.
 """
