@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import select
 import smtplib
 import ssl
@@ -32,6 +33,61 @@ class RelayRefused(MailConfigError):
     """The submission server refused us for a reason only the admin can fix (login, TLS)."""
 
 
+#: A plain address: ``quoteaddr`` gives it back in angle brackets, unchanged (a test compares the two).
+_PLAIN = re.compile(r"[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*")
+
+
+class _Cheaper:
+    """smtplib's per-mail work without two of its costs, with the same bytes on the wire (issue 25).
+
+    ``quoteaddr`` parses every MAIL and RCPT address with the email package
+    (7-8 us each); a plain address quotes to itself in brackets.  ``data``
+    dot-stuffs with a multi-line regular expression: 130 us for a 26 KB
+    board mail, against 30 us for ``bytes.replace`` (the same result: a
+    period at the start of the message or after a line feed is doubled).
+    """
+
+    def mail(self, sender: str, options: tuple[str, ...] | list[str] = ()) -> tuple[int, bytes]:
+        if _PLAIN.fullmatch(sender) is None and sender != "":
+            return super().mail(sender, options)  # type: ignore[misc]
+        optionlist = ""
+        if options and self.does_esmtp:  # type: ignore[attr-defined]
+            if any(x.lower() == "smtputf8" for x in options):
+                return super().mail(sender, options)  # type: ignore[misc]
+            optionlist = " " + " ".join(options)
+        self.putcmd("mail", f"FROM:<{sender}>{optionlist}")  # type: ignore[attr-defined]
+        return self.getreply()  # type: ignore[attr-defined,no-any-return]
+
+    def rcpt(self, recip: str, options: tuple[str, ...] | list[str] = ()) -> tuple[int, bytes]:
+        if _PLAIN.fullmatch(recip) is None:
+            return super().rcpt(recip, options)  # type: ignore[misc]
+        optionlist = " " + " ".join(options) if options and self.does_esmtp else ""  # type: ignore[attr-defined]
+        self.putcmd("rcpt", f"TO:<{recip}>{optionlist}")  # type: ignore[attr-defined]
+        return self.getreply()  # type: ignore[attr-defined,no-any-return]
+
+    def data(self, msg: bytes | str) -> tuple[int, bytes]:
+        if not isinstance(msg, bytes):
+            return super().data(msg)  # type: ignore[misc]
+        # smtplib's own data(), its _quote_periods done by bytes.replace.
+        self.putcmd("data")  # type: ignore[attr-defined]
+        code, reply = self.getreply()  # type: ignore[attr-defined]
+        if code != 354:
+            raise smtplib.SMTPDataError(code, reply)
+        stuffed = (b"." + msg if msg[:1] == b"." else msg).replace(b"\n.", b"\n..")
+        if stuffed[-2:] != b"\r\n":
+            stuffed += b"\r\n"
+        self.send(stuffed + b".\r\n")  # type: ignore[attr-defined]
+        return self.getreply()  # type: ignore[attr-defined,no-any-return]
+
+
+class SMTP(_Cheaper, smtplib.SMTP):
+    """smtplib.SMTP, cheaper per mail (see _Cheaper)."""
+
+
+class SMTP_SSL(_Cheaper, smtplib.SMTP_SSL):  # noqa: N801 (smtplib's name)
+    """smtplib.SMTP_SSL, cheaper per mail (see _Cheaper)."""
+
+
 def connect(endpoint: Endpoint, helo: str | None = None, timeout: float = 30.0,
             env: dict[str, str] | None = None) -> smtplib.SMTP:
     """An SMTP session ready for MAIL FROM: TLS and login done as the endpoint asks.
@@ -43,10 +99,10 @@ def connect(endpoint: Endpoint, helo: str | None = None, timeout: float = 30.0,
     smtp: smtplib.SMTP
     try:
         if endpoint.implicit_tls:
-            smtp = smtplib.SMTP_SSL(endpoint.host, endpoint.port, local_hostname=helo, timeout=timeout,
+            smtp = SMTP_SSL(endpoint.host, endpoint.port, local_hostname=helo, timeout=timeout,
                                     context=tls_context())
         else:
-            smtp = smtplib.SMTP(endpoint.host, endpoint.port, local_hostname=helo, timeout=timeout)
+            smtp = SMTP(endpoint.host, endpoint.port, local_hostname=helo, timeout=timeout)
     except ssl.SSLCertVerificationError as exc:
         raise RelayRefused(describe_tls_error(endpoint, exc) or str(exc)) from None
     try:
