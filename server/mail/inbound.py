@@ -23,24 +23,22 @@ import logging
 import queue
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.utils import parseaddr
-from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, bindparam, func, insert, literal_column, select, union_all
 from sqlalchemy.orm import Session
 
 from server.core.config import Settings
 from server.mail import tokens
 from server.mail.dedupe import dedupe_key
 from server.mail.guards import header_block, header_fields, path_problem
-from server.store.database import Database, bind_processors
+from server.store.database import Database
 from server.store.model import Inbound, utcnow
-from server.store.queries import has_owner
+from server.store.queries import core, has_owner
 
 log = logging.getLogger("pbmserv.inbound")
 #: At most this many messages share a commit (bounds one transaction's size).
@@ -131,78 +129,28 @@ def stranger_bytes_last_hour(session: Session | Connection, now) -> int:  # type
 _STRANGERS_WAITING = (select(func.count()).select_from(Inbound)
                       .where(Inbound.status == "new", Inbound.known.is_(False)))
 
-#: The listener's statements, run for every message stored: on the driver's connection
-#: (``Database.driver``), as through SQLAlchemy Core each cost ~36 us of its execution layer
-#: around ~2 us of sqlite3's (issue 25).  ``?`` placeholders for both dialects.
-#: Whether the From address is an active account's confirmed address: ``queries.has_owner``'s question
-#: ("known" means the same everywhere; a test compares the two).
-_OWNER_SQL = ("SELECT users.id FROM users JOIN addresses ON users.id = addresses.user_id"
-              " WHERE lower(addresses.address) = ? AND addresses.confirmed = ? AND users.active = ? LIMIT 1")
-#: The columns the listener's INSERT writes, in its order (the rest take their defaults: NULL).
-_INSERT_COLUMNS = ("received_at", "mail_from", "rcpt_to", "sender", "known", "dedupe_key", "raw", "size",
-                   "status", "tries", "commands_done", "results")
+def _counts_by(column, values: str, which: int):  # type: ignore[no-untyped-def]
+    return (select(literal_column(str(which)), column, func.count())
+            .where(column.in_(bindparam(values, expanding=True)), Inbound.received_at >= bindparam("since"))
+            .group_by(column))
 
 
-def _insert_sql(postgres: bool) -> str:
-    """The listener's INSERT of one row; PostgreSQL is told which values are JSON (SQLAlchemy's casts)."""
-    values = ", ".join("CAST(? AS JSON)" if postgres and name in ("rcpt_to", "results") else "?"
-                       for name in _INSERT_COLUMNS)
-    return f"INSERT INTO inbound ({', '.join(_INSERT_COLUMNS)}) VALUES ({values}) RETURNING id"
+#: The listener's statements, built once: they run for every message stored (issue 25), on the
+#: store's Core connection as ``store.prepared`` plans them (the DB-API cursor, SQLAlchemy's types).
+#: The hour's counts per envelope sender (0) and per From/token sender (1), in one statement.
+_HOUR_COUNTS = union_all(_counts_by(Inbound.mail_from, "mail_froms", 0), _counts_by(Inbound.sender, "senders", 1))
+#: One row's INSERT (one a row, in the batch's order: a multi-row INSERT's RETURNING order is not promised).
+_INSERT_INBOUND = insert(Inbound.__table__).returning(Inbound.__table__.c.id)
 
 
-def _hour_counts_sql(mail_froms: int, senders: int) -> str:
-    """The hour's counts per envelope sender (0) and per From/token sender (1), in one statement."""
-    parts = []
-    for which, column, count in ((0, "mail_from", mail_froms), (1, "sender", senders)):
-        if count:
-            marks = ", ".join("?" * count)
-            parts.append(f"SELECT {which}, {column}, count(*) FROM inbound WHERE {column} IN ({marks})"
-                         f" AND received_at >= ? GROUP BY {column}")
-    return " UNION ALL ".join(parts)
-
-
-class _Statements:
-    """The listener's driver statements and value conversions for one database, made once."""
-
-    def __init__(self, db: Database) -> None:
-        columns = Inbound.__table__.c
-        self.insert = _insert_sql(not db.is_sqlite)
-        self.processors = bind_processors(db.engine, [columns[name] for name in _INSERT_COLUMNS])
-        [self.time] = bind_processors(db.engine, [columns.received_at])
-        [self.flag] = bind_processors(db.engine, [columns.known])
-
-    def when(self, value: datetime) -> Any:
-        return self.time(value) if self.time is not None else value
-
-    def true(self) -> Any:
-        return self.flag(True) if self.flag is not None else True
-
-    def row(self, values: tuple[Any, ...]) -> tuple[Any, ...]:
-        return tuple(value if convert is None else convert(value)
-                     for value, convert in zip(values, self.processors, strict=True))
-
-
-_STATEMENTS: weakref.WeakKeyDictionary[Database, _Statements] = weakref.WeakKeyDictionary()
-
-
-def _statements(db: Database) -> _Statements:
-    made = _STATEMENTS.get(db)
-    if made is None:
-        made = _STATEMENTS[db] = _Statements(db)
-    return made
-
-
-def _hour_counts(db: Database, conn: Connection, mail_froms: set[str], senders: set[str],
+def _hour_counts(conn: Connection, mail_froms: set[str], senders: set[str],
                  now: datetime) -> tuple[dict[str, int], dict[str, int]]:
     """Messages stored in the hour before ``now``: per envelope sender of ``mail_froms``, per sender of ``senders``."""
     counts: tuple[dict[str, int], dict[str, int]] = ({}, {})
     if mail_froms or senders:
-        since = _statements(db).when(now - timedelta(hours=1))
-        params: list[Any] = []
-        for values in (mail_froms, senders):
-            if values:
-                params += [*sorted(values), since]
-        for which, value, count in db.driver(conn, _hour_counts_sql(len(mail_froms), len(senders)), params):
+        for which, value, count in core(conn, _HOUR_COUNTS, {"mail_froms": sorted(mail_froms),
+                                                             "senders": sorted(senders),
+                                                             "since": now - timedelta(hours=1)}):
             counts[which][value] = count
     return counts
 
@@ -235,8 +183,6 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
     during the wait went into a commit (a lock turn, an fsync) of its own.
     """
 
-    statements = _statements(db)
-
     def work(conn: Connection) -> list[int | RateLimited]:
         if more is not None:
             arrivals.extend(more())
@@ -244,12 +190,11 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
         from_addresses = [from_address(a.raw) or ("" if path_problem(a.mail_from) else a.mail_from.lower()[:320])
                           for a in arrivals]
         session: Session | None = None
-        true = statements.true()
 
         def key_of(arrival: Arrival, sender: str) -> tuple[bool, str]:
             # queue_key's answer; a Session (bound to this transaction) only for a token's check.
             nonlocal session
-            if sender and db.driver(conn, _OWNER_SQL, (sender.lower(), true, true)).fetchone() is not None:
+            if sender and has_owner(conn, sender):
                 return True, sender
             if settings is None or not arrival.rcpt_to:
                 return False, sender
@@ -264,11 +209,11 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
             if session is not None:
                 session.close()
         senders = [key for _, key in keys]
-        by_envelope, by_from = _hour_counts(db, conn, {a.mail_from for a in arrivals if a.mail_from},
+        by_envelope, by_from = _hour_counts(conn, {a.mail_from for a in arrivals if a.mail_from},
                                             {s for s in senders if s}, now) if rate_limit else ({}, {})
         # The strangers' counts only when a stranger's mail is in the batch: players' mail never needs them.
         strangers = not all(known for known, _ in keys)
-        waiting = conn.execute(_STRANGERS_WAITING).scalar() if unknown_backlog and strangers else 0
+        waiting = core(conn, _STRANGERS_WAITING).scalar() if unknown_backlog and strangers else 0
         byte_cap = settings.stranger_bytes_per_hour if settings is not None else 0
         stranger_bytes = stranger_bytes_last_hour(conn, now) if byte_cap and strangers else 0
         outcome: list[int | RateLimited] = []
@@ -297,9 +242,10 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
             if sender:
                 by_from[sender] = by_from.get(sender, 0) + 1
             # One INSERT a row, in the batch's order (a multi-row INSERT's RETURNING order is not promised).
-            values = (now, arrival.mail_from, list(arrival.rcpt_to), sender, known, dedupe_key(arrival.raw, sender),
-                      arrival.raw, len(arrival.raw), "new", 0, 0, [])
-            outcome.append(db.driver(conn, statements.insert, statements.row(values)).fetchone()[0])
+            outcome.append(core(conn, _INSERT_INBOUND, {
+                "received_at": now, "mail_from": arrival.mail_from, "rcpt_to": list(arrival.rcpt_to), "sender": sender,
+                "known": known, "dedupe_key": dedupe_key(arrival.raw, sender), "raw": arrival.raw,
+                "size": len(arrival.raw), "status": "new", "tries": 0, "commands_done": 0, "results": []}).scalar())
         return outcome
 
     return db.run_connection(work, durable=True)

@@ -18,15 +18,15 @@ import struct
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from server.store import light_flush
+from server.store import light_flush, prepared
 from server.store.resources import migrations_dir
 
 if TYPE_CHECKING:
@@ -105,8 +105,8 @@ class Database:
         A Session and its transaction machinery cost 0.1-0.2 ms a
         transaction more than the connection's own; a caller that needs a
         Session now and then binds one to this connection (``Session(bind=conn)``
-        joins its transaction).  Statements may go to the driver at once
-        through :meth:`driver`.
+        joins its transaction).  Its hot statements run on the driver's
+        cursor as ``store.prepared`` plans them (``store.queries.core``).
         """
         if self._sqlite_lock is None:
             with self.engine.connect() as conn, conn.begin():
@@ -144,38 +144,16 @@ class Database:
             if locked:
                 self._sqlite_lock.release()
 
-    def driver(self, conn: Connection, sql: str, params: Sequence[Any] = ()) -> Any:
-        """Run ``sql`` on ``conn``'s DB-API connection, past SQLAlchemy's execution layer: the driver's cursor.
-
-        A Core statement through the connection costs ~36 us of SQLAlchemy
-        (compiled-cache lookup, execution context, result object) around
-        ~2 us of sqlite3; the listener's store and the deliverer's claim run
-        a few each per mail (issue 25).  ``sql`` is written with ``?``
-        placeholders (sqlite3's style; turned into psycopg's ``%s`` here, so
-        it must hold no other ``?`` or ``%``) and values the driver takes as
-        they are: the caller converts what SQLAlchemy's column types would
-        (see :func:`bind_processors`).  On PostgreSQL the statement is noted
-        for the hung-connection guard as SQLAlchemy's own are.
-        """
-        if self._sqlite_lock is None:
-            sql = _POSTGRES_SQL.get(sql) or _POSTGRES_SQL.setdefault(sql, sql.replace("?", "%s"))
-        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-        _seen(conn, cursor, sql, params)
-        cursor.execute(sql, params)
-        return cursor
-
     def run_connection(self, work: Callable[[Connection], T], attempts: int = 5, durable: bool = False) -> T:
-        """:meth:`run` on a Core connection (:meth:`connection`): retried on lock conflicts and races,
-        whether SQLAlchemy raised them or the driver did (statements through :meth:`driver`)."""
-        driver_error = self.engine.dialect.loaded_dbapi.Error
+        """:meth:`run` on a Core connection (:meth:`connection`): retried on lock conflicts and races."""
         for attempt in range(1, attempts + 1):
             try:
                 with self.connection(durable) as conn:
                     return work(conn)
-            except (OperationalError, IntegrityError, DBAPIError, driver_error) as exc:
+            except (OperationalError, IntegrityError, DBAPIError) as exc:
                 if attempt == attempts or not _retryable(exc):
                     raise
-                log.info("transaction retry %d after %s", attempt, type(getattr(exc, "orig", exc)).__name__)
+                log.info("transaction retry %d after %s", attempt, type(exc.orig).__name__)
                 time.sleep(0.02 * attempt)
         raise AssertionError("unreachable")
 
@@ -396,16 +374,13 @@ class _FileLock:
         return self._CLAIM.unpack(data) if len(data) == self._CLAIM.size else (0, 0.0)
 
 
-def _retryable(exc: Exception) -> bool:
-    """Whether ``exc`` (SQLAlchemy's, or the driver's own from :meth:`Database.driver`) left nothing behind
-    and may be retried: a serialization failure, deadlock, lock timeout, busy SQLite or a lost unique race."""
-    orig = getattr(exc, "orig", exc)
-    if isinstance(exc, IntegrityError) or type(orig).__name__ in ("IntegrityError", "UniqueViolation"):
+def _retryable(exc: DBAPIError) -> bool:
+    if isinstance(exc, IntegrityError):
         return True
-    code = getattr(orig, "sqlstate", None)
+    code = getattr(exc.orig, "sqlstate", None)
     if code in ("40001", "40P01", "55P03"):
         return True
-    message = str(orig).lower()
+    message = str(exc.orig).lower()
     return "database is locked" in message or "busy" in message
 
 
@@ -438,10 +413,6 @@ def _postgres_timeouts(busy_timeout: float) -> dict[str, int]:
     limit = 2 * busy_timeout
     return {"connect_timeout": max(2, round(limit)), "keepalives": 1, "keepalives_idle": 30,
             "keepalives_interval": 10, "keepalives_count": 3, "tcp_user_timeout": int(limit * 1000)}
-
-
-#: ``Database.driver``'s statements in psycopg's placeholder style, by their sqlite3 text.
-_POSTGRES_SQL: dict[str, str] = {}
 
 
 class _HangGuard:
@@ -530,28 +501,6 @@ class _HangGuard:
             log.warning("could not cut the hung database connection: %s", exc)
 
 
-def _seen(conn: Connection, cursor: Any, sql: str, params: Any) -> None:
-    """Tell ``before_cursor_execute`` listeners of a statement run past SQLAlchemy's execution layer
-    (``Database.driver``, the SQLite BEGIN): they see every statement, as they would otherwise."""
-    if conn.dispatch.before_cursor_execute:
-        conn.dispatch.before_cursor_execute(conn, cursor, sql, params, None, False)
-
-
-def bind_processors(engine: Engine, columns: Sequence[Any]) -> list[Callable[[Any], Any] | None]:
-    """Per column, what SQLAlchemy's type does to a value before the driver gets it on ``engine``'s dialect
-    (a datetime as SQLite's text, JSON dumped, a bool as 0/1), None where nothing: for :meth:`Database.driver`,
-    so a row it writes is stored exactly as one written through SQLAlchemy."""
-    dialect = engine.dialect
-    return [column.type.dialect_impl(dialect).bind_processor(dialect) for column in columns]
-
-
-def result_processors(engine: Engine, columns: Sequence[Any]) -> list[Callable[[Any], Any] | None]:
-    """Per column, what SQLAlchemy's type does to a value the driver returns on ``engine``'s dialect
-    (SQLite's JSON text loaded, 0/1 as a bool), None where nothing: for rows read by :meth:`Database.driver`."""
-    dialect = engine.dialect
-    return [column.type.dialect_impl(dialect).result_processor(dialect, None) for column in columns]
-
-
 def _sqlite_setup(engine: Engine, busy_timeout: float) -> None:
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
@@ -568,10 +517,8 @@ def _sqlite_setup(engine: Engine, busy_timeout: float) -> None:
     def _begin(conn) -> None:  # type: ignore[no-untyped-def]
         # A peek (Database.peek) only reads: a deferred BEGIN takes no write lock.  Given to sqlite3
         # directly: through exec_driver_sql SQLAlchemy's execution layer cost ~30 us a transaction.
-        sql = "BEGIN" if conn.get_execution_options().get("pbmserv_read") else "BEGIN IMMEDIATE"
-        cursor = conn.connection.driver_connection.cursor()
-        _seen(conn, cursor, sql, ())
-        cursor.execute(sql)
+        # (store.prepared.run_sql: the cursor events fired, a busy database's error SQLAlchemy's own).
+        prepared.run_sql(conn, "BEGIN" if conn.get_execution_options().get("pbmserv_read") else "BEGIN IMMEDIATE")
 
 
 def alembic_config(engine: Engine | None = None) -> Config:

@@ -10,9 +10,10 @@ datetime or a JSON column reads and writes exactly as through SQLAlchemy),
 and from then on runs it on the session connection's DB-API cursor.
 
 What the plan cannot do the same way goes to SQLAlchemy as before (a
-statement is judged once): expanding ``IN`` lists, parameters rendered
-into the SQL, Python-side column defaults that are not a constant or a
-plain function, an INSERT without every column the dialect fetches first.
+statement is judged once): Python-side column defaults that are not a
+constant or a plain function, or with an ``IN`` list; executemany with
+RETURNING.  ``IN`` lists are expanded per call by SQLAlchemy's
+``construct_expanded_state``.
 Errors are SQLAlchemy's (the connection's own handler wraps them, and
 invalidates the connection on a disconnect), and the engine's cursor
 events fire (the PostgreSQL hang guard counts statements; tests count them).
@@ -75,6 +76,7 @@ class _Plan:
     row: type | None  # a namedtuple of the result's keys; None: no rows
     results: tuple[Processor, ...]
     typed: bool  # any result processor at all
+    expanded: Any = None  # the compiled statement, when its IN lists are expanded per call
 
     def parameters(self, params: Mapping[str, Any]) -> Any:
         values = []
@@ -99,18 +101,22 @@ class _Plan:
 
 
 #: (statement, dialect name, parameter names in order) -> plan, or None: SQLAlchemy runs it.
-_PLANS: dict[tuple[Any, str, frozenset[str]], _Plan | None] = {}
+_PLANS: dict[tuple[Any, str, tuple[str, ...]], _Plan | None] = {}
 
 
-def execute(session: Session, statement: Executable,
+def execute(where: Session | Connection, statement: Executable,
             params: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None) -> Any:
-    """Run ``statement`` in the session's transaction: past SQLAlchemy's execution layer when it can.
+    """Run ``statement`` in the session's transaction, or on the Core connection: past SQLAlchemy's
+    execution layer when it can.
 
     Returns a :class:`Rows` (or SQLAlchemy's result when the statement goes
     the usual way): ``first``, ``scalar``, ``all``, ``scalars``, iteration,
     ``rowcount``; rows are named tuples of the keys SQLAlchemy gives them.
+    On a Connection nothing begins a transaction for the statement: the
+    caller has begun one (``Database.connection``), or the statement runs
+    on its own (on SQLite a read outside any transaction: a peek).
     """
-    conn = _connection(session)
+    conn = where if isinstance(where, Connection) else _connection(where)
     many = params is not None and not isinstance(params, dict) and isinstance(params, Sequence)
     first: Mapping[str, Any] = (params[0] if params else {}) if many else (params or {})  # type: ignore[index]
     key = (statement, conn.dialect.name, tuple(first))
@@ -118,7 +124,7 @@ def execute(session: Session, statement: Executable,
         plan = _PLANS[key]
     except KeyError:
         plan = _PLANS[key] = _compile(statement, conn.dialect, first)
-    if plan is None or (many and plan.row is not None):
+    if plan is None or (many and (plan.row is not None or plan.expanded is not None)):
         return conn.execute(statement, params)  # type: ignore[arg-type]
     return _run(conn, plan, params, many)  # type: ignore[arg-type]
 
@@ -147,46 +153,63 @@ _CONNECTION = "pbmserv_prepared_connection"
 
 
 def _run(conn: Connection, plan: _Plan, params: Any, many: bool) -> Rows:
+    if plan.expanded is not None:  # IN lists: the SQL and its parameters as SQLAlchemy expands them
+        state = plan.expanded.construct_expanded_state(params or {})
+        sql, values, procs = state.statement, state.parameters, state.processors
+        names = state.positiontup if plan.positional else list(values)
+        processed = [values[n] if procs.get(n) is None else procs[n](values[n]) for n in names]
+        parameters: Any = tuple(processed) if plan.positional else dict(zip(names, processed, strict=True))
+    else:
+        sql = plan.sql
+        parameters = [plan.parameters(p) for p in params] if many else plan.parameters(params or {})
+    cursor, fetched, rowcount = run_sql(conn, sql, parameters, many, plan.row is not None)
+    return Rows(plan.rows(fetched), rowcount)
+
+
+def run_sql(conn: Connection, sql: str, parameters: Any = (), many: bool = False,
+            fetch: bool = False) -> tuple[Any, list[Any], int]:
+    """``sql`` on ``conn``'s DB-API cursor, as SQLAlchemy would run it: the cursor events fired
+    (the PostgreSQL hang guard and the tests that count statements see it), a driver error
+    wrapped (and a lost connection invalidated) by the connection's own handler.
+    Returns (the closed cursor, the rows fetched when ``fetch``, the row count)."""
     raw = conn.connection.dbapi_connection
     assert raw is not None
-    parameters = [plan.parameters(p) for p in params] if many else plan.parameters(params or {})
     dispatch = conn.dispatch
     cursor = raw.cursor()
     try:
         if dispatch.before_cursor_execute:
-            dispatch.before_cursor_execute(conn, cursor, plan.sql, parameters, None, many)
+            dispatch.before_cursor_execute(conn, cursor, sql, parameters, None, many)
         if many:
-            cursor.executemany(plan.sql, parameters)
+            cursor.executemany(sql, parameters)
         else:
-            cursor.execute(plan.sql, parameters)
-        fetched = cursor.fetchall() if plan.row is not None else []
+            cursor.execute(sql, parameters)
+        fetched = cursor.fetchall() if fetch else []
         rowcount = cursor.rowcount
         if dispatch.after_cursor_execute:
-            dispatch.after_cursor_execute(conn, cursor, plan.sql, parameters, None, many)
+            dispatch.after_cursor_execute(conn, cursor, sql, parameters, None, many)
     except Exception as exc:
         cursor.close()
         if isinstance(exc, conn.dialect.loaded_dbapi.Error):
-            conn._handle_dbapi_exception(exc, plan.sql, parameters, cursor, None)  # noqa: SLF001 -- wraps, re-raises
+            conn._handle_dbapi_exception(exc, sql, parameters, cursor, None)  # noqa: SLF001 -- wraps, re-raises
         raise
     cursor.close()
-    return Rows(plan.rows(fetched), rowcount)
+    return cursor, fetched, rowcount
 
 
 def _compile(statement: Any, dialect: Dialect, params: Mapping[str, Any]) -> _Plan | None:
     """The statement's plan for ``dialect`` and these parameter names, or None (see the module)."""
     dml = isinstance(statement, UpdateBase)
     compiled = statement.compile(dialect=dialect, column_keys=list(params) if dml else None)
-    if compiled.literal_execute_params or compiled.post_compile_params:
-        return None
-    if any(bind.expanding for bind in compiled.binds.values()):
-        return None
+    # IN lists (and parameters rendered into the SQL) are expanded per call, by SQLAlchemy's own
+    # construct_expanded_state: still past the execution context.
+    expanded = compiled if compiled.literal_execute_params or compiled.post_compile_params else None
     prefetch = {c.key: c for c in [*compiled.insert_prefetch, *compiled.update_prefetch]}
     defaults: dict[str, Callable[[], Any]] = {}
     for name, column in prefetch.items():
         if name in params:
             continue
         default = column.default
-        if default is None or not (default.is_scalar or default.is_callable):
+        if expanded is not None or default is None or not (default.is_scalar or default.is_callable):
             return None
         defaults[name] = (lambda value=default.arg: value) if default.is_scalar else (
             lambda arg=default.arg: arg(None))
@@ -205,4 +228,5 @@ def _compile(statement: Any, dialect: Dialect, params: Mapping[str, Any]) -> _Pl
     returns = bool(columns) and (not dml or bool(compiled.effective_returning))
     row = collections.namedtuple("Row", [c.keyname for c in columns], rename=True) if returns else None  # type: ignore[misc]
     results = tuple(c.type.dialect_impl(dialect).result_processor(dialect, None) for c in columns) if returns else ()
-    return _Plan(compiled.string, dialect.positional, tuple(binds), row, results, any(p is not None for p in results))
+    return _Plan(compiled.string, dialect.positional, tuple(binds), row, results, any(p is not None for p in results),
+                 expanded)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Executable, bindparam, func, select
+from sqlalchemy import Connection, Executable, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from server.store import prepared
@@ -23,9 +23,10 @@ _BOARDS = "pbmserv_boards"
 _OWNERS = "pbmserv_owners"
 
 
-def core(session: Session, statement: Executable,
+def core(session: Session | Connection, statement: Executable,
          params: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None) -> Any:
-    """Run a Core statement in the session's transaction, past the ORM's and the engine's execute layers.
+    """Run a Core statement in the session's transaction (or on a Core connection, in its own),
+    past the ORM's and the engine's execute layers.
 
     ``session.execute`` costs 50-60 µs more a statement than the connection
     does (the ORM plugin, events, autoflush; 90 against 36 µs for a one-row
@@ -49,7 +50,7 @@ _OWNER = {False: _ANY_OWNER.limit(1), True: _ANY_OWNER.where(User.active).limit(
 _OWNER_ID = _OWNER[True].with_only_columns(User.id)
 
 
-def has_owner(session: Session, address: str) -> bool:
+def has_owner(session: Session | Connection, address: str) -> bool:
     """Whether ``address`` is a confirmed address of an active account: ``owner_of`` is not None,
     asked with one Core statement (the listener asks it for every message stored)."""
     return bool(address) and core(session, _OWNER_ID, {"address": address.lower()}).first() is not None

@@ -1,7 +1,7 @@
 """The deliverer's claim on the driver's connection, and smtplib's per-mail work made cheaper (issue 25, sixth session).
 
-The claim, the "sent" marks and the look for due mail run through
-``Database.driver`` in a Core transaction: no Session unless the hour's
+The claim, the "sent" marks and the look for due mail run as
+``store.prepared`` plans them, in a Core transaction: no Session unless the hour's
 sent mail is recounted (once a second).  The relay session is smtplib's with
 two costs taken out (``relay._Cheaper``); the bytes on the wire are the same.
 """

@@ -268,7 +268,7 @@ def test_a_batch_that_took_every_due_row_is_not_followed_by_another_look(sqlite_
     queued (its worker wakes the loop)."""
     looks: list[bool] = []
     due = outbox.Deliverer._due
-    monkeypatch.setattr(outbox.Deliverer, "_due", lambda self, conn: looks.append(due(self, conn)) or looks[-1])
+    monkeypatch.setattr(outbox.Deliverer, "_due", staticmethod(lambda conn: looks.append(due(conn)) or looks[-1]))
     with serving(sqlite_url) as (sink, help_mail):
         for count in (1, 2):
             looks.clear()

@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import event, insert, select
+from sqlalchemy import bindparam, event, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from server.boards.boards import _INSERT_MOVE, _MOVES
@@ -130,13 +130,29 @@ def test_planned_writes_write_what_sqlalchemy_writes(db_url: str) -> None:
     assert inbound[0] == inbound[1] and inbound[0]["results"] == [{"text": "ü"}] and inbound[0]["done_at"] == NOW
 
 
+def test_in_lists_are_expanded_per_call_and_typed(db_url: str) -> None:
+    """An expanding IN list (the listener's hour counts, the deliverer's marks) is planned; its SQL
+    and values are SQLAlchemy's own expansion, a datetime beside it processed as the column's."""
+    db = _setup(db_url)
+    ids = select(Inbound.id, Inbound.received_at).where(
+        Inbound.id.in_(bindparam("ids", expanding=True)), Inbound.received_at >= bindparam("since")).order_by(Inbound.id)
+    mark = update(Inbound.__table__).where(Inbound.__table__.c.id.in_(bindparam("ids", expanding=True))).values(
+        done_at=bindparam("now"))
+    with db.transaction() as s:
+        for chosen in ([1, 3], [2], [1, 2, 3]):
+            rows = prepared.execute(s, ids, {"ids": chosen, "since": NOW - timedelta(seconds=1)}).all()
+            assert [tuple(r) for r in rows] == [(i, NOW) for i in chosen]
+        assert prepared._PLANS[(ids, db.engine.dialect.name, ("ids", "since"))] is not None  # noqa: SLF001
+        assert prepared.execute(s, mark, {"ids": [1, 3], "now": NOW}).rowcount == 2
+    with db.engine.connect() as conn:
+        done = conn.execute(select(Inbound.id, Inbound.done_at).order_by(Inbound.id)).all()
+    assert [tuple(r) for r in done] == [(1, NOW), (2, None), (3, NOW)]
+
+
 def test_what_cannot_be_planned_goes_to_sqlalchemy(sqlite_url: str) -> None:
     db = _setup(sqlite_url)
-    expanding = select(Inbound.id).where(Inbound.id.in_([1, 3])).order_by(Inbound.id)
     many = insert(User.__table__).returning(User.__table__.c.id)
     with db.transaction() as s:
-        assert [r.id for r in prepared.execute(s, expanding)] == [1, 3]
-        assert prepared._PLANS[(expanding, "sqlite", ())] is None  # noqa: SLF001
         ids = prepared.execute(s, many, [{"userid": "u1", "password_hash": "x"},
                                          {"userid": "u2", "password_hash": "x"}]).scalars().all()
         assert len(ids) == 2
