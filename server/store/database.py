@@ -20,7 +20,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
@@ -112,19 +112,8 @@ class Database:
             with self.engine.connect() as conn, conn.begin():
                 yield conn
             return
-        with self._write_turn(), self.engine.connect() as conn:
-            if not durable:
-                with conn.begin():
-                    yield conn
-                return
-            # Outside SQLAlchemy's transaction: SQLite refuses this PRAGMA inside one.
-            raw = conn.connection.driver_connection
-            raw.execute("PRAGMA synchronous=FULL")  # type: ignore[union-attr]
-            try:
-                with conn.begin():
-                    yield conn
-            finally:
-                raw.execute("PRAGMA synchronous=NORMAL")  # type: ignore[union-attr]
+        with self._write_turn(), self.engine.connect() as conn, _synchronous_full(conn, durable), conn.begin():
+            yield conn
 
     @contextmanager
     def _write_turn(self) -> Iterator[None]:
@@ -146,16 +135,7 @@ class Database:
 
     def run_connection(self, work: Callable[[Connection], T], attempts: int = 5, durable: bool = False) -> T:
         """:meth:`run` on a Core connection (:meth:`connection`): retried on lock conflicts and races."""
-        for attempt in range(1, attempts + 1):
-            try:
-                with self.connection(durable) as conn:
-                    return work(conn)
-            except (OperationalError, IntegrityError, DBAPIError) as exc:
-                if attempt == attempts or not _retryable(exc):
-                    raise
-                log.info("transaction retry %d after %s", attempt, type(exc.orig).__name__)
-                time.sleep(0.02 * attempt)
-        raise AssertionError("unreachable")
+        return self._retrying(lambda: self.connection(durable), work, attempts)
 
     def peek(self, work: Callable[[Connection], T]) -> T:
         """Run ``work`` as a read, outside the write lock: is there anything to do at all?
@@ -178,15 +158,9 @@ class Database:
 
     @contextmanager
     def _durable_session(self) -> Iterator[Session]:
-        with self.engine.connect() as conn:
-            # Outside SQLAlchemy's transaction: SQLite refuses this PRAGMA inside one.
-            raw = conn.connection.driver_connection
-            raw.execute("PRAGMA synchronous=FULL")
-            try:
-                with self.sessions(bind=conn) as session, session.begin():
-                    yield session
-            finally:
-                raw.execute("PRAGMA synchronous=NORMAL")
+        with (self.engine.connect() as conn, _synchronous_full(conn, True), self.sessions(bind=conn) as session,
+              session.begin()):
+            yield session
 
     def run(self, work: Callable[[Session], T], attempts: int = 5, durable: bool = False) -> T:
         """Run ``work`` in a transaction, retrying on lock conflicts and races.
@@ -195,10 +169,15 @@ class Database:
         unique key (two challenges taking the same board number) leaves
         nothing behind, so running the whole unit again is safe.
         """
+        return self._retrying(lambda: self.transaction(durable), work, attempts)
+
+    @staticmethod
+    def _retrying(begin: Callable[[], Any], work: Callable[[Any], T], attempts: int) -> T:
+        """``work`` in what ``begin()`` opens (one transaction), again after a retryable failure."""
         for attempt in range(1, attempts + 1):
             try:
-                with self.transaction(durable) as session:
-                    return work(session)
+                with begin() as opened:
+                    return work(opened)
             except (OperationalError, IntegrityError, DBAPIError) as exc:
                 if attempt == attempts or not _retryable(exc):
                     raise
@@ -372,6 +351,23 @@ class _FileLock:
         assert self.fd is not None
         data = os.pread(self.fd, self._CLAIM.size, 0)
         return self._CLAIM.unpack(data) if len(data) == self._CLAIM.size else (0, 0.0)
+
+
+@contextmanager
+def _synchronous_full(conn: Connection, durable: bool) -> Iterator[None]:
+    """SQLite: ``durable`` commits on this connection wait for the disk (``synchronous=FULL``) until the end.
+
+    Set outside SQLAlchemy's transaction (SQLite refuses this PRAGMA inside one), so before it begins.
+    """
+    if not durable:
+        yield
+        return
+    raw = conn.connection.driver_connection
+    raw.execute("PRAGMA synchronous=FULL")  # type: ignore[union-attr]
+    try:
+        yield
+    finally:
+        raw.execute("PRAGMA synchronous=NORMAL")  # type: ignore[union-attr]
 
 
 def _retryable(exc: DBAPIError) -> bool:
