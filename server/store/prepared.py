@@ -7,13 +7,15 @@ and a few more in the listener and the deliverer (issue 25).  ``execute``
 compiles a statement once per dialect and set of parameter names, keeps
 SQLAlchemy's own bind and result processors of its column types (a
 datetime or a JSON column reads and writes exactly as through SQLAlchemy),
-and from then on runs it on the session connection's DB-API cursor.
+and from then on runs it on the DB-API cursor of the session's connection
+(or of a Core connection: the listener's store, the deliverer's claim).
 
 What the plan cannot do the same way goes to SQLAlchemy as before (a
 statement is judged once): Python-side column defaults that are not a
 constant or a plain function, or with an ``IN`` list; executemany with
 RETURNING.  ``IN`` lists are expanded per call by SQLAlchemy's
 ``construct_expanded_state``.
+
 Errors are SQLAlchemy's (the connection's own handler wraps them, and
 invalidates the connection on a disconnect), and the engine's cursor
 events fire (the PostgreSQL hang guard counts statements; tests count them).
@@ -162,16 +164,16 @@ def _run(conn: Connection, plan: _Plan, params: Any, many: bool) -> Rows:
     else:
         sql = plan.sql
         parameters = [plan.parameters(p) for p in params] if many else plan.parameters(params or {})
-    cursor, fetched, rowcount = run_sql(conn, sql, parameters, many, plan.row is not None)
+    fetched, rowcount = run_sql(conn, sql, parameters, many, plan.row is not None)
     return Rows(plan.rows(fetched), rowcount)
 
 
 def run_sql(conn: Connection, sql: str, parameters: Any = (), many: bool = False,
-            fetch: bool = False) -> tuple[Any, list[Any], int]:
+            fetch: bool = False) -> tuple[list[Any], int]:
     """``sql`` on ``conn``'s DB-API cursor, as SQLAlchemy would run it: the cursor events fired
     (the PostgreSQL hang guard and the tests that count statements see it), a driver error
     wrapped (and a lost connection invalidated) by the connection's own handler.
-    Returns (the closed cursor, the rows fetched when ``fetch``, the row count)."""
+    Returns (the rows fetched when ``fetch``, the row count)."""
     raw = conn.connection.dbapi_connection
     assert raw is not None
     dispatch = conn.dispatch
@@ -193,7 +195,7 @@ def run_sql(conn: Connection, sql: str, parameters: Any = (), many: bool = False
             conn._handle_dbapi_exception(exc, sql, parameters, cursor, None)  # noqa: SLF001 -- wraps, re-raises
         raise
     cursor.close()
-    return cursor, fetched, rowcount
+    return fetched, rowcount
 
 
 def _compile(statement: Any, dialect: Dialect, params: Mapping[str, Any]) -> _Plan | None:
