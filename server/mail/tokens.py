@@ -134,7 +134,9 @@ def rotate(session: Session) -> None:
     row.previous = row.value
     row.value = os.urandom(32).hex()
     row.created_at = utcnow()
-    session.info.pop(_SESSION_KEY, None)
+    # The new keys for the rest of this transaction: ``_keys`` reads the row with a Core
+    # statement, which would not see this unflushed change.
+    session.info[_SESSION_KEY] = (bytes.fromhex(row.value), bytes.fromhex(row.previous))
 
 
 # -- encoding -------------------------------------------------------------------

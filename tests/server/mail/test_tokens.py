@@ -121,6 +121,18 @@ def test_rotation_revokes_then_forgets(db: Database) -> None:
     assert reason(db, fresh, "reply", bindings) is Failure.REVOKED
 
 
+def test_a_token_issued_after_a_rotation_in_the_same_transaction_uses_the_new_key(db: Database) -> None:
+    """The keys are read by a Core statement, which does not see the rotation before it is flushed."""
+    issue(db, "reply", (1, 1, 1), "h")  # the secret exists and was read once
+
+    def rotate_then_issue(session) -> str:  # type: ignore[no-untyped-def]
+        tokens.rotate(session)
+        return tokens.issue(session, "reply", (1, 1, 1), "h")
+
+    token = db.run(rotate_then_issue)
+    assert verify(db, token, "reply", {(1, 1, 1): "h"}) == (1, 1, 1)
+
+
 def test_the_secret_is_made_once_and_shared(sqlite_url: str) -> None:
     """Two processes (two Database objects) see one secret, made by whichever came first."""
     a, b = Database(sqlite_url), Database(sqlite_url)
