@@ -106,17 +106,22 @@ def token_sender(session: Session, settings: Settings | None, rcpt_to: list[str]
     return None
 
 
-def queue_key(session: Session, settings: Settings | None, sender: str, rcpt_to: list[str]) -> tuple[bool, str]:
-    """(known, the key the fair queue and the hourly limit go by) of one arrival.
+def queue_key(conn: Connection, settings: Settings | None, sender: str, rcpt_to: list[str]) -> tuple[bool, str]:
+    """(known, the key the fair queue and the hourly limit go by) of one arrival, in the store's transaction.
 
     Known: the From address is an account's, or a fully valid token (a
     reply address, an address confirmation) came with it.  Mail known by
     its token alone is keyed on the token's owner, not on its From: rotating From addresses are one sender, who
-    takes one turn in the round robin and has one hourly limit.
+    takes one turn in the round robin and has one hourly limit.  A Session
+    (joining ``conn``'s transaction) is made only for a token's check: a
+    player's mail needs none (issue 25).
     """
-    if has_owner(session, sender):
+    if has_owner(conn, sender):
         return True, sender
-    key = token_sender(session, settings, rcpt_to)
+    if settings is None or not rcpt_to:
+        return False, sender
+    with Session(bind=conn) as session:
+        key = token_sender(session, settings, rcpt_to)
     return (True, key) if key is not None else (False, sender)
 
 
@@ -189,25 +194,7 @@ def store_batch(db: Database, arrivals: list[Arrival], rate_limit: int | None = 
         now = utcnow()
         from_addresses = [from_address(a.raw) or ("" if path_problem(a.mail_from) else a.mail_from.lower()[:320])
                           for a in arrivals]
-        session: Session | None = None
-
-        def key_of(arrival: Arrival, sender: str) -> tuple[bool, str]:
-            # queue_key's answer; a Session (bound to this transaction) only for a token's check.
-            nonlocal session
-            if sender and has_owner(conn, sender):
-                return True, sender
-            if settings is None or not arrival.rcpt_to:
-                return False, sender
-            if session is None:
-                session = Session(bind=conn)
-            key = token_sender(session, settings, arrival.rcpt_to)
-            return (True, key) if key is not None else (False, sender)
-
-        try:
-            keys = [key_of(a, s) for a, s in zip(arrivals, from_addresses, strict=True)]
-        finally:
-            if session is not None:
-                session.close()
+        keys = [queue_key(conn, settings, s, a.rcpt_to) for a, s in zip(arrivals, from_addresses, strict=True)]
         senders = [key for _, key in keys]
         by_envelope, by_from = _hour_counts(conn, {a.mail_from for a in arrivals if a.mail_from},
                                             {s for s in senders if s}, now) if rate_limit else ({}, {})
