@@ -393,6 +393,7 @@ def make_engine(url: str, busy_timeout: float = 30.0) -> Engine:
         engine = create_engine(url, pool_pre_ping=True, hide_parameters=True,
                                connect_args=_postgres_timeouts(busy_timeout))
         _HangGuard(engine, 2 * busy_timeout)
+    prepared.savepoints_on_cursor(engine)
     return engine
 
 
