@@ -33,6 +33,7 @@ from server.mail.outbox import Deliverer
 from server.processes.computer import ComputerPlayer
 from server.processes.health import Watchdog
 from server.processes.worker import Worker
+from server.store.checkpoints import Checkpointer
 from server.store.database import Database, worker_name
 
 log = logging.getLogger("pbmserv.serve")
@@ -116,9 +117,16 @@ class Server:
         self.imap = (ImapReceiver(self.db, settings, self.listener.handler.store.submit)
                      if settings.imap else None)
         self.watchdog = Watchdog(settings, self.listener, self.listener.handler.store)
+        self.checkpointer: Checkpointer | None = None
 
     def start(self) -> None:
         self.worker.count_crashed()
+        # SQLite: the log is copied back by a thread of ours, never inside a command's commit
+        # (store.checkpoints: those commits were the latency's tail).  Before the forks: the
+        # children's connections are made with it off too (Pool._child).
+        if self.db.checkpoint_in_background():
+            self.checkpointer = Checkpointer(self.db)
+            self.checkpointer.start()
         if self.pool is not None:
             # Before any thread of ours runs (fork copies only the calling
             # thread) and with no connection open to inherit.
@@ -158,6 +166,8 @@ class Server:
         self.watchdog.stop()
         self.listener.stop()
         self.listener.handler.close()
+        if self.checkpointer is not None:
+            self.checkpointer.stop()
         for thread in self.threads:
             thread.join(timeout=10)
         if self.pool is not None:
@@ -318,6 +328,8 @@ class Pool:
         server = self.server
         server.db.engine.dispose(close=False)  # the parent's pooled connections are not ours to use
         db = Database(server.settings.database_url, server.settings.busy_timeout)
+        if server.db.background_checkpoints:
+            db.checkpoint_in_background()  # the parent's thread checkpoints (Server.start)
         gc.freeze()  # what the child has built by now lives as long as it does
         try:
             if role == "deliver":

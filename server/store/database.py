@@ -59,12 +59,30 @@ class Database:
         #: the kernel hands to the next waiter at once and drops if its
         #: holder dies.  None for in-memory databases.
         self._file_lock = _FileLock(self.engine.url.database) if self._sqlite_lock is not None else None
+        #: SQLite's automatic WAL checkpoint is off on this engine's connections: a thread of
+        #: ``serve``'s does it (store.checkpoints; ``checkpoint_in_background``).
+        self.background_checkpoints = False
+        if self._file_lock is not None and self._file_lock.path is not None:
+            @event.listens_for(self.engine, "connect")
+            def _checkpoints(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+                if self.background_checkpoints:
+                    dbapi_connection.execute("PRAGMA wal_autocheckpoint=0")
 
     def hand_over_to_me(self) -> None:
         """This process's transactions claim the write lock's next turn after a short wait
         (the deliverer's: see _FileLock).  Nothing to do on PostgreSQL (row locks, no one lock)."""
         if self._file_lock is not None:
             self._file_lock.may_claim = True
+
+    def checkpoint_in_background(self) -> bool:
+        """No WAL checkpoint inside a commit on this engine's connections from now on (a SQLite
+        file only; False otherwise): the caller runs ``store.checkpoints.Checkpointer``.  Pooled
+        connections are closed, so every connection made from now on has it off."""
+        if self._file_lock is None or self._file_lock.path is None:
+            return False
+        self.background_checkpoints = True
+        self.engine.dispose()
+        return True
 
     @property
     def is_sqlite(self) -> bool:
@@ -114,6 +132,13 @@ class Database:
             return
         with self._write_turn(), self.engine.connect() as conn, _synchronous_full(conn, durable), conn.begin():
             yield conn
+
+    @contextmanager
+    def write_turn(self) -> Iterator[None]:
+        """SQLite: no writer of this server runs meanwhile (its processes queue for the same turn).
+        The checkpointer finishes the log under it, so that the next writer starts it over."""
+        with self._write_turn():
+            yield
 
     @contextmanager
     def _write_turn(self) -> Iterator[None]:
