@@ -7,7 +7,7 @@ games in a shuffled order, interleaved across games, while a second thread
 draws other views of them (as a deliverer thread beside another), and
 compares each PNG with the bytes a fresh interpreter draws for the same view,
 in play order.  On a difference it says what differs: pixels and palette, or
-only the deflate streams (the symptom of issue 27: every band's stream
+only the deflate streams (the symptom seen in issue 25: every band's stream
 different, each decoding to the same rows).
 
 The default is one round of a few seconds.  Knobs (environment):
