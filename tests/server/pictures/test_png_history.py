@@ -37,6 +37,7 @@ from PIL import Image
 
 import games
 from server.pictures import draw_png
+from tests.server.pictures.test_draw_png import positions
 
 ROOT = Path(__file__).resolve().parents[3]
 ROUNDS = int(os.environ.get("PBM_PNG_HISTORY_ROUNDS", "1"))
@@ -57,17 +58,6 @@ print(json.dumps(out))
 """
 
 
-def _positions(game: games.Game, count: int, rng: random.Random) -> list:
-    state = game.start(game.parse_options([]), game.players)
-    out = [state]
-    for _ in range(count):
-        if game.outcome(state) is not None:
-            break
-        state = game.play(state, game.to_move(state), rng.choice(game.legal_moves(state)))
-        out.append(state)
-    return out
-
-
 def _views(seed: int) -> list[tuple[games.Game, object, int | None, list[str]]]:
     """Every view of two random games per plugin, in play order."""
     rng = random.Random(seed)
@@ -78,7 +68,7 @@ def _views(seed: int) -> list[tuple[games.Game, object, int | None, list[str]]]:
             continue
         seats: list[int | None] = [None, *range(game.players)] if game.oriented else [None]
         for _ in range(2):
-            for state in _positions(game, MOVES, rng):
+            for state in positions(game, MOVES, rng.randrange(1 << 30)):
                 views.extend((game, state, seat, names) for seat in seats)
     return views
 
