@@ -286,6 +286,61 @@ def test_a_layout_kept_from_the_position_before_gives_the_whole_picture(grid) ->
         _same_as_painting_it_whole(drawing(others))
 
 
+@pytest.mark.parametrize("grid", [None, (0, 0, 40)], ids=["tiles", "squares"])
+def test_a_layout_kept_by_runs_gives_the_whole_picture(grid, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Drawings handed as runs (``Drawing.runs``: a game's kept tuples, one per square) are laid out from the
+    position before by their runs alone, never shape by shape (issue 25: Warp and Weft's diff walked 770
+    shapes); whatever the runs do -- come, go, swap, come twice, share a shape, hand a shape over to
+    another run, hand an empty one -- the picture is the one painting it whole gives."""
+    from games.drawing import Circle, Drawing, Rect, Text
+
+    board = [Rect(x * 40, y * 40, 40, 40, fill="#e3e9ef" if (x + y) % 2 else "#7f93a8")
+             for x in range(6) for y in range(6)]
+    ring = Circle(100, 100, 18, stroke="#f2b600", width=3.5)
+    squares = [(Circle(20 + 40 * i, 60 + 20 * (i % 3), 15, fill="#c0392b", stroke="#222222", width=1.5),
+                Text(20 + 40 * i, 75 + 20 * (i % 3), f"a{i}", size=8, fill="#555555")) for i in range(6)]
+    marked = [(ring, *square) for square in squares]  # the ring handed over from run to run
+    status = [Text(120, 250, f"Red to move {i}", size=14) for i in range(3)]
+
+    def drawing(runs: list) -> Drawing:  # type: ignore[type-arg]
+        d = Drawing(240, 270, grid=grid)
+        d.extend(board)
+        d.mark_base("kept-runs")
+        for run in runs:
+            d.extend(run) if isinstance(run, tuple) else d.add(run)
+        return d
+
+    steps = [
+        [status[0], *squares],
+        [status[1], *squares[:2], marked[2], *squares[3:]],  # a run goes, another comes (with the ring)
+        [status[1], *squares[:2], squares[2], marked[3], *squares[4:]],  # the ring moves to another run
+        [status[1], *squares[:3], ring, *squares[3:]],  # the ring on its own
+        [status[2], *squares[3:], *squares[:3]],  # runs in another order
+        [status[0], (), *squares],  # an empty run
+    ]
+    rng = random.Random(11)
+    for _ in range(40):
+        ringed = rng.randrange(8)  # the ring on one square at most
+        runs = [marked[i] if i == ringed else squares[i] for i in range(6) if rng.random() < 0.8]
+        rng.shuffle(runs) if rng.random() < 0.1 else None
+        steps.append([rng.choice(status), *runs])
+    steps += [  # a shape or a run twice: laid out from nothing, the next one shape by shape, then by runs again
+        [status[1], *squares],
+        [status[2], *squares, squares[0][1]],  # a shape twice (in a run and on its own)
+        [status[1], *squares],
+        [status[1], *squares[1:]],
+        [status[2], *squares[1:], squares[1]],  # a run twice
+        [status[1], *squares],
+        [status[1], *squares[2:]],
+    ]
+    by_shape = []
+    monkeypatch.setattr(draw_png, "_step", lambda *a: by_shape.append(a) or None)  # (then laid out from nothing)
+    draw_png.forget()
+    for runs in steps:
+        _same_as_painting_it_whole(drawing(runs))
+    assert len(by_shape) == 2, "a drawing handed as runs was laid out shape by shape"
+
+
 def test_text_put_together_from_glyphs_is_freetypes() -> None:
     """A new line of text (a status, a legend) is put together from kept glyphs as FreeType lays them
     out (issue 25); for any text, size and fraction of a pixel, the mask is the one FreeType renders,
