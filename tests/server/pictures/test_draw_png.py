@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
@@ -193,6 +194,54 @@ def test_colours_without_a_slot_take_free_ones_the_same_cold_and_warm(name: str,
         draw_png._slot_table.cache_clear()
         draw_png._slots.cache_clear()
         draw_png.forget()
+
+
+@pytest.mark.parametrize(("name", "thinned"), [(g.name, False) for g in GAMES] + [("trimac", True)])
+def test_a_band_made_from_the_last_pictures_band_is_the_band_put_together(name: str, thinned: bool,
+                                                                          monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A new band's palette indices are the last picture's band of the same rows with the changed tiles'
+    columns written over (``_band_slots_from``): they, the colours without a slot (where they are) and the
+    slots mask must be what putting the band together from its tiles gives.  ``thinned``: a table that
+    lacks every third colour, so bands carry such colours from the last picture and from new tiles."""
+    game = games.load_game(name)
+    if thinned:
+        for key in {game.draw(state, seat, names(game)).base_key for state in positions(game, 1, seed=1)
+                    for seat in seats(game)}:
+            listed = (draw_png.SLOTS.get(key) or draw_png.SLOTS[key.partition("-")[0]]).split()
+            monkeypatch.setitem(draw_png.SLOTS, key, " ".join(w for i, w in enumerate(listed) if i % 3))
+    draw_png._slot_table.cache_clear()
+    draw_png._slots.cache_clear()
+    made = draw_png._band_slots_from
+    checked = []
+
+    def compared(band, source, table):  # type: ignore[no-untyped-def]
+        got = made(band, source, table)
+        if got is not None:
+            band.source = None
+            whole = draw_png._band_slots(band, table)  # put together from its tiles
+            del band._slots[table.serial]
+            assert np.array_equal(got.index, whole.index)
+            assert got.spare == whole.spare and got.mask == whole.mask
+            spots = [set(zip(*(column.tolist() for column in slotted.spots), strict=True))
+                     if slotted.spots is not None else set() for slotted in (got, whole)]
+            assert spots[0] == spots[1]
+            checked.append(bool(got.spots))
+        return got
+
+    monkeypatch.setattr(draw_png, "_band_slots_from", compared)
+    try:
+        draw_png.forget()
+        for seed in (3, 4):
+            for seat in seats(game):
+                for state in positions(game, 25, seed=seed):
+                    draw_png.to_png(game.draw(state, seat, names(game)))
+    finally:
+        monkeypatch.undo()
+        draw_png._slot_table.cache_clear()
+        draw_png._slots.cache_clear()
+        draw_png.forget()
+    assert len(checked) > 20
+    assert any(checked) or not thinned
 
 
 def test_pictures_change_with_the_move_and_keep_their_colours() -> None:
