@@ -364,7 +364,7 @@ _BANDS: OrderedDict[tuple, _Band] = OrderedDict()
 #: (band key, its colours' palette indices) -> (deflate stream, Adler-32 of its rows, their length).
 _STREAMS: OrderedDict[tuple, tuple[bytes, int, int]] = OrderedDict()
 _OVERLAYS: OrderedDict[tuple, _Overlay] = OrderedDict()
-#: (size, background, grid) -> the last picture's rows: tiles, overlays, band key, band.
+#: (size, background, grid) -> the last picture's tiles, and its rows: tiles, overlays, (band key, band) pairs.
 _ROWS: OrderedDict[tuple, list] = OrderedDict()
 #: base serial -> the last drawing's layout on it (the next position's starts from it).
 _LAID: OrderedDict[int, _Laid] = OrderedDict()
@@ -555,38 +555,49 @@ def _bands(drawing: Drawing) -> list[tuple[tuple, _Band]]:
     cols = len(grid.xs) - 1
     background = _background_id(drawing.background)
     out: list[tuple[tuple, _Band]] = []
+    ys, rows_count = grid.ys, len(grid.ys) - 1
     # A row whose tiles and overlays are the very objects of the last picture of this size is its bands.
-    last = _ROWS.get((width, drawing.height, background, grid))
+    # The rows whose tiles are not are found in one pass over the tiles (a move changes a few of 15 rows).
+    kept = _ROWS.get((width, drawing.height, background, grid))
+    last = kept[1] if kept is not None else None
+    changed = {t // cols for t in compress(range(len(tiles)), map(operator.is_not, tiles, kept[0]))} \
+        if kept is not None else set()
+    crossing_rows: dict[int, list[_Overlay]] = {}  # row -> the overlays crossing it, in their order
+    for o in overlays:
+        for row in range(max(0, bisect_right(ys, o.y) - 1),
+                         min(rows_count, bisect_left(ys, o.y + o.patch.ids.shape[0]))):
+            crossing_rows.setdefault(row, []).append(o)
     rows: list[tuple[list[_Patch | None], list[_Overlay], list[tuple[tuple, _Band]]]] = []
-    for row in range(len(grid.ys) - 1):
-        top, bottom = grid.ys[row], grid.ys[row + 1]
-        crossing = [o for o in overlays if o.y < bottom and o.y + o.patch.ids.shape[0] > top]
+    for row in range(rows_count):
+        crossing = crossing_rows.get(row, [])
+        if last is not None and row not in changed and len(crossing) == len(last[row][1]) \
+                and all(map(operator.is_, crossing, last[row][1])):
+            rows.append(last[row])
+            out.extend(last[row][2])
+            continue
+        top, bottom = ys[row], ys[row + 1]
         mine = tiles[row * cols:(row + 1) * cols]
-        if last is not None and all(map(operator.is_, mine, last[row][0])) \
-                and len(crossing) == len(last[row][1]) and all(map(operator.is_, crossing, last[row][1])):
-            parts = last[row][2]
-        else:
-            serials = tuple(t.serial if t else 0 for t in mine)
-            cuts = sorted({top, bottom}.union(*((o.y, o.y + o.patch.ids.shape[0]) for o in crossing)))
-            parts = []
-            before = {band.top: band for _, band in last[row][2] if not band.overlays} if last is not None else {}
-            for a, b in zip(cuts, cuts[1:], strict=False):
-                if a < top or b > bottom:
-                    continue
-                here = [o for o in crossing if o.y < b and o.y + o.patch.ids.shape[0] > a]
-                key = (width, a, b, background, grid.xs, serials, tuple(o.key for o in here))
-                band = _BANDS.get(key)
-                if band is None:
-                    band = _Band(grid, top, a, b, background, mine, here)
-                    source = before.get(a)
-                    if not here and source is not None and source.bottom == b:
-                        source.source = None
-                        band.source = source
-                    _remember(_BANDS, key, band, BAND_CACHE)
-                parts.append((key, band))
+        serials = tuple(t.serial if t else 0 for t in mine)
+        cuts = sorted({top, bottom}.union(*((o.y, o.y + o.patch.ids.shape[0]) for o in crossing)))
+        parts = []
+        before = {band.top: band for _, band in last[row][2] if not band.overlays} if last is not None else {}
+        for a, b in zip(cuts, cuts[1:], strict=False):
+            if a < top or b > bottom:
+                continue
+            here = [o for o in crossing if o.y < b and o.y + o.patch.ids.shape[0] > a]
+            key = (width, a, b, background, grid.xs, serials, tuple(o.key for o in here))
+            band = _BANDS.get(key)
+            if band is None:
+                band = _Band(grid, top, a, b, background, mine, here)
+                source = before.get(a)
+                if not here and source is not None and source.bottom == b:
+                    source.source = None
+                    band.source = source
+                _remember(_BANDS, key, band, BAND_CACHE)
+            parts.append((key, band))
         rows.append((mine, crossing, parts))
         out.extend(parts)
-    _remember(_ROWS, (width, drawing.height, background, grid), rows, 64)
+    _remember(_ROWS, (width, drawing.height, background, grid), (tiles, rows), 64)
     return out
 
 
@@ -1011,10 +1022,14 @@ def _step_runs(background: str, base: _Base, others: list[Shape], runs: list[tup
         r, j = run_of[i]
         return starts[r] + j
 
+    def key(f: _SHAPE) -> int:  # (``place`` of the shape: one call a comparison, where two were)
+        r, j = run_of[id(f[0])]
+        return starts[r] + j
+
     grid = base.grid
     near, lone, tiles, overlays = _relayout(
         background, base, prev, [_info(s, grid) for s in fresh_shapes], [_info(s, grid) for s in gone_shapes],
-        set(map(id, fresh_shapes)), {id(s) for s in gone_shapes}, place)
+        set(map(id, fresh_shapes)), {id(s) for s in gone_shapes}, place, key)
     return _Laid(others, runs, run_ids, now, run_of, near, lone, tiles, overlays)
 
 
@@ -1049,10 +1064,12 @@ def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _La
 
 
 def _relayout(background: str, base: _Base, prev: _Laid, fresh: list[_SHAPE], gone: list[_SHAPE],
-              added: set[int], removed: set[int], place: Callable[[int], int]
+              added: set[int], removed: set[int], place: Callable[[int], int],
+              key: Callable[[_SHAPE], int] | None = None
               ) -> tuple[list[list[_SHAPE]], dict[int, Text], list[_Patch | None], list[_Overlay]]:
     """The near lists, lone texts, tiles and overlays once the shapes ``fresh`` came and ``gone`` went
-    (their ids: ``added``, ``removed``; ``place``: a shape id's place in the drawing)."""
+    (their ids: ``added``, ``removed``; ``place``: a shape id's place in the drawing; ``key``: a shape
+    entry's, where the caller has a quicker one)."""
     grid = base.grid
     coming: dict[int, list[_SHAPE]] = {}
     for info in fresh:
@@ -1061,8 +1078,9 @@ def _relayout(background: str, base: _Base, prev: _Laid, fresh: list[_SHAPE], go
     going = {t for info in gone for t in info[4]}
     near = list(prev.near)
 
-    def key(f: _SHAPE) -> int:
-        return place(id(f[0]))
+    if key is None:
+        def key(f: _SHAPE) -> int:
+            return place(id(f[0]))
 
     for t in going | coming.keys():
         here = [f for f in near[t] if id(f[0]) not in removed] if t in going else list(near[t])
