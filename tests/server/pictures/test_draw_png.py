@@ -416,3 +416,17 @@ def test_text_put_together_from_glyphs_is_freetypes() -> None:
         assert (left, top, mask.size) == (want_left, want_top, want.size), repr(text)
         assert ImageChops.difference(mask, want).getbbox() is None, repr(text)
     assert composed > 1200  # the glyphs make nearly every line
+
+
+def test_free_slots_are_the_first_ones_past_the_table_then_within_it() -> None:
+    """``_free_slots`` finds the free slots bit by bit: they must be the ones the plain loop over every slot
+    gives (past the table first, then within it, ascending), as many as wanted or all there are."""
+    import itertools
+
+    rng = random.Random(25)
+    for _ in range(5000):
+        size = rng.choice([0, 1, 100, 200, 255, 256])
+        used = rng.choice([0, rng.getrandbits(256), rng.getrandbits(256) & rng.getrandbits(256)])
+        wanted = rng.randrange(0, 300)
+        every = [slot for slot in itertools.chain(range(size, 256), range(size)) if not used >> slot & 1]
+        assert draw_png._free_slots(used, size, wanted) == every[:wanted], (size, wanted)
