@@ -1042,10 +1042,44 @@ def _step_runs(background: str, base: _Base, others: list[Shape], runs: list[tup
         return starts[r] + j
 
     grid = base.grid
+    added, removed = set(map(id, fresh_shapes)), {id(s) for s in gone_shapes}
+    swaps = _swaps(grid, prev.runs, prev.run_ids, removed_runs, runs, run_ids, added_runs, added, removed)
     near, lone, tiles, overlays = _relayout(
         background, base, prev, [_info(s, grid) for s in fresh_shapes], [_info(s, grid) for s in gone_shapes],
-        set(map(id, fresh_shapes)), {id(s) for s in gone_shapes}, place, key)
+        added, removed, place, key, swaps)
     return _Laid(others, runs, run_ids, now, run_of, near, lone, tiles, overlays)
+
+
+def _swaps(grid: _Grid, was: list[tuple[Shape, ...]], was_ids: list[int], removed: set[int],
+           runs: list[tuple[Shape, ...]], run_ids: list[int], added: set[int], came: set[int], went: set[int]
+           ) -> list[tuple[_SHAPE, _SHAPE]]:
+    """Shapes of runs that came which take the very place of a gone run's shapes: (gone, came) entries.
+
+    A run that went and one that came between the same two kept runs (the only ones there, and as long)
+    give their shapes in pairs, where each pair reaches the same tiles: in each of those tiles' lists the
+    new shape goes where the old one was (every other shape is before or after both, as the runs are), so
+    ``_relayout`` puts it there, where it filtered the list and searched each new shape's place in it.
+    TriMac's status and legend lines and Warp and Weft's claimed regions come so, each across many tiles.
+    A shape in both a run that went and one that came (``came`` and ``went``: the shapes' ids) is in no
+    pair: it is taken out of its lists and put in again by its place, as the shapes of no pair are."""
+    def gaps(ids: list[int], changed: set[int]) -> dict[int, int]:
+        """The gap (kept runs before it) of each changed run -> its place; -1 where a gap has several."""
+        out: dict[int, int] = {}
+        for k, p in enumerate(compress(range(len(ids)), map(changed.__contains__, ids))):
+            out[p - k] = -1 if p - k in out else p
+        return out
+
+    before = gaps(was_ids, removed)
+    swaps: list[tuple[_SHAPE, _SHAPE]] = []
+    for gap, p in gaps(run_ids, added).items():
+        q = before.get(gap, -1)
+        if p < 0 or q < 0 or len(runs[p]) != len(was[q]):
+            continue
+        pairs = [(_info(old, grid), _info(new, grid)) for old, new in zip(was[q], runs[p], strict=True)
+                 if id(old) not in came and id(new) not in went]
+        if all(old[4] == new[4] for old, new in pairs):
+            swaps.extend(pairs)
+    return swaps
 
 
 def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _Laid | None:
@@ -1080,29 +1114,53 @@ def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _La
 
 def _relayout(background: str, base: _Base, prev: _Laid, fresh: list[_SHAPE], gone: list[_SHAPE],
               added: set[int], removed: set[int], place: Callable[[int], int],
-              key: Callable[[_SHAPE], int] | None = None
+              key: Callable[[_SHAPE], int] | None = None, swaps: Sequence[tuple[_SHAPE, _SHAPE]] = ()
               ) -> tuple[list[list[_SHAPE]], dict[int, Text], list[_Patch | None], list[_Overlay]]:
     """The near lists, lone texts, tiles and overlays once the shapes ``fresh`` came and ``gone`` went
     (their ids: ``added``, ``removed``; ``place``: a shape id's place in the drawing; ``key``: a shape
-    entry's, where the caller has a quicker one)."""
+    entry's, where the caller has a quicker one; ``swaps``: (gone, came) pairs of them where the new
+    shape takes the old one's place in each of its tiles' lists, see ``_swaps``)."""
     grid = base.grid
+    near = list(prev.near)
+    swapped: set[int] = set()
+    filtered = removed
+    if swaps:
+        taken = {id(old[0]) for old, _ in swaps}
+        given = {id(new[0]) for _, new in swaps}
+        fresh_rest = [info for info in fresh if id(info[0]) not in given]
+        gone_rest = [info for info in gone if id(info[0]) not in taken]
+        filtered = removed - taken
+        for old, new in swaps:
+            shape = old[0]
+            for t in old[4]:
+                here = near[t]
+                if t not in swapped:
+                    here = near[t] = list(here)
+                    swapped.add(t)
+                for k, entry in enumerate(here):
+                    if entry[0] is shape:
+                        here[k] = new
+                        break
+                else:
+                    raise RuntimeError("a gone shape is not in the list of a tile it reaches")
+    else:
+        fresh_rest, gone_rest = fresh, gone
     coming: dict[int, list[_SHAPE]] = {}
-    for info in fresh:
+    for info in fresh_rest:
         for t in info[4]:
             coming.setdefault(t, []).append(info)
-    going = {t for info in gone for t in info[4]}
-    near = list(prev.near)
+    going = {t for info in gone_rest for t in info[4]}
 
     if key is None:
         def key(f: _SHAPE) -> int:
             return place(id(f[0]))
 
     for t in going | coming.keys():
-        here = [f for f in near[t] if id(f[0]) not in removed] if t in going else list(near[t])
+        here = [f for f in near[t] if id(f[0]) not in filtered] if t in going else list(near[t])
         for f in coming.get(t, ()):
             insort(here, f, key=key)
         near[t] = here
-    dirty = going | coming.keys()
+    dirty = going | coming.keys() | swapped
     # Texts near a changed tile may have become lone or stopped being; elsewhere nothing changed.  A tile
     # is painted again where what it paints changed: a shape came or went that is not lone (a status or
     # legend line that gives way to another leaves the tiles it crosses as they were), or one turned lone

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import operator
 import random
 import subprocess
 import sys
@@ -388,6 +389,39 @@ def test_a_layout_kept_by_runs_gives_the_whole_picture(grid, monkeypatch) -> Non
     for runs in steps:
         _same_as_painting_it_whole(drawing(runs))
     assert len(by_shape) == 2, "a drawing handed as runs was laid out shape by shape"
+
+
+@pytest.mark.parametrize("name", ["trimac", "warpandweft", "tridchess"])
+def test_a_layout_from_the_position_before_is_the_layout_from_nothing(name: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The layout the next position's starts from the last one's (``_step_runs``, with shapes that take a
+    gone shape's place put there: ``_swaps``) must be the one ``_full`` makes from nothing: every tile's
+    shapes in the drawing's order, the same lone texts, the same tiles."""
+    game = games.load_game(name)
+    swapped = []
+    swaps = draw_png._swaps
+
+    def counted(*args):  # type: ignore[no-untyped-def]
+        got = swaps(*args)
+        swapped.append(len(got))
+        return got
+
+    monkeypatch.setattr(draw_png, "_swaps", counted)
+    draw_png.forget()
+    for seat in seats(game):
+        for state in positions(game, 30, seed=5):
+            drawing = game.draw(state, seat, names(game))
+            draw_png.to_png(drawing)
+            grid = draw_png._grid(drawing.width, drawing.height, drawing.grid)
+            base = draw_png._base(drawing, grid)
+            laid = draw_png._LAID[base.serial]
+            others = drawing.shapes[len(base.shapes):]
+            runs = drawing.runs[drawing.base_runs:] if base.shapes else drawing.runs
+            whole = draw_png._full(drawing.background, base, others, runs)
+            assert [[id(e[0]) for e in here] for here in laid.near] == [[id(e[0]) for e in here]
+                                                                        for here in whole.near]
+            assert laid.lone.keys() == whole.lone.keys()
+            assert all(map(operator.is_, laid.tiles, whole.tiles))
+    assert sum(swapped) > 0
 
 
 def test_text_put_together_from_glyphs_is_freetypes() -> None:
