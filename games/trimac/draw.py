@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from functools import cache, lru_cache
+from itertools import repeat
 from typing import Any
 
 from games.drawing import HIGHLIGHT, Circle, Drawing, Line, Polygon, Shape, Text, caption
@@ -139,9 +140,8 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
             p = geo.BY_NAME.get(name.lower())
             if p is not None:
                 marked.add(p)
-    board_now = state.board
-    for p in range(geo.NPOINTS):
-        d.extend(_point(viewer, p, board_now[p], p in marked))
+    d.extend_runs(map(_point, repeat(viewer), range(geo.NPOINTS), state.board,
+                      map(marked.__contains__, range(geo.NPOINTS))))
     foot = d.height - 46
     alive = ", ".join(geo.SEAT_NAMES[s] for s in state.alive) or "none"
     last = state.history[-1] if state.history else None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache, lru_cache
+from itertools import repeat
 from typing import Any
 
 from games.drawing import HIGHLIGHT, Circle, Drawing, Line, Rect, Shape, Text, caption
@@ -234,11 +235,10 @@ def draw(game: Any, state: State, seat: int | None, players: list[str] | None) -
 
     # Squares, then thread lines and letters, then borders: each piece is a
     # kept tuple of shapes, so a position hands the renderer the same objects.
-    owners = state.owners
-    for rid in _squares(state.size):
-        d.extend(_region(state.size, rid, owners[rid]))
-    for rid in range(len(geo.centres)):
-        d.extend(_marking(state.size, rid, owners[rid]))
+    owners, size = state.owners, state.size
+    regions = _squares(size)
+    d.extend_runs(map(_region, repeat(size), regions, map(owners.__getitem__, regions)))
+    d.extend_runs(map(_marking, repeat(size), range(len(geo.centres)), owners))
     d.extend(_borders(state.size))
     # the region claimed last, outlined
     last = next((m for m in reversed(state.history) if m in geo.by_name), None)

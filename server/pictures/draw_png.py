@@ -23,10 +23,12 @@ the whole drawing at twice its size, reducing, quantizing and encoding cost
   (``_CANVASES``).  The other shapes are laid out once and the layout kept
   (``_LAID``): the next position's starts from it and looks only at the
   tiles that a shape new to the drawing or gone from it reaches (games hand
-  the same objects again for what did not change), so a picture costs what
-  its move changed, not what it shows.  Off a board's own squares (TriMac)
-  such a tile is painted again only inside the box of what came or went
-  (``_repaint``): a ring is a quarter of each of the tiles it crosses.
+  the same objects again for what did not change, in the same tuples: the
+  diff compares the drawing's runs, ``Drawing.runs``, not every shape), so a
+  picture costs what its move changed, not what it shows.  Off a board's own
+  squares (TriMac) such a tile is painted again only inside the boxes of what
+  came or went, each box painted once for all the tiles it crosses
+  (``_patched``, ``_paint_box``): a ring is a quarter of each of four tiles.
 * A line of text over plain background (the status line, the legend: they
   change with every move and cross a dozen tiles) is copied in after the
   tiles instead (``_Overlay``), painted alone at twice the size and reduced.
@@ -70,10 +72,10 @@ import operator
 import threading
 from bisect import bisect_left, bisect_right, insort
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from itertools import count, filterfalse, repeat
+from itertools import accumulate, compress, count, filterfalse, repeat
 from typing import Any
 
 import numpy as np
@@ -196,19 +198,38 @@ class _Patch:
         return self._colours
 
 
-@dataclass(frozen=True)
 class _Slotted:
     """Pixels (a patch or a band) in a view's fixed palette slots (``_Slots``).
 
     ``index``: each pixel's slot, the PNG's palette index as it is (0 where its colour has no slot).
-    ``mask``: the slots of its colours, as bits of a number (the picture's are the bands' together).
     ``spare``: the ids of its colours without a slot; ``spots``: where they are (rows, columns, ids),
-    to be written into a copy of ``index`` once the picture has given them slots."""
+    to be written into a copy of ``index`` once the picture has given them slots.
+    ``mask``: the slots of its colours, as bits of a number (the picture's are the bands' together): only
+    a picture with spare colours needs it (to find the free slots), so it is worked out when first asked,
+    from ``index`` or from ``parts`` (a band's: its tiles' and overlays' whole)."""
 
-    index: np.ndarray
-    mask: int
-    spare: frozenset[int]
-    spots: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+    __slots__ = ("index", "spare", "spots", "_mask", "_parts")
+
+    def __init__(self, index: np.ndarray, spare: frozenset[int], spots: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+                 mask: int | None = None, parts: Sequence[_Slotted] = ()) -> None:
+        self.index, self.spare, self.spots = index, spare, spots
+        self._mask, self._parts = mask, parts
+
+    @property
+    def mask(self) -> int:
+        if self._mask is None:
+            if self._parts:
+                mask = 0
+                for part in self._parts:
+                    mask |= part.mask
+            else:
+                present = np.bincount(self.index.ravel(), minlength=256)
+                if self.spots is not None:  # a spare colour's pixels read 0 in ``index``: not slot 0's
+                    present[0] -= len(self.spots[0])
+                mask = _mask(present)
+            self._mask = mask
+            self._parts = ()
+        return self._mask
 
 
 @dataclass(frozen=True)
@@ -246,24 +267,40 @@ class _Base:
     aligned: bool
 
 
-@dataclass
 class _Laid:
-    """A drawing's other shapes on the tiles (see ``_layout``).  It holds the shapes, so their ids stay theirs."""
+    """A drawing's other shapes on the tiles (see ``_layout``).  It holds the shapes and runs, so their ids stay
+    theirs."""
 
-    shapes: list[Shape]
-    ids: list[int]
-    #: id -> place in the drawing (a shape twice: its last place).
-    pos: dict[int, int]
-    #: The ids as a set: the next position's diff takes two differences with it (``dict.keys() - keys()``
-    #: made a set of all the drawing's ids first, a third of the diff for Warp and Weft's 770 shapes).
-    idset: set[int]
-    #: Per tile: every other shape reaching into it (its ``_SHAPES`` entry), in the drawing's order (lone
-    #: texts too).
-    near: list[list[_SHAPE]]
-    #: The wide texts no other shape comes near, by id: drawn as overlays, not in their tiles.
-    lone: dict[int, Text]
-    tiles: list[_Patch | None]
-    overlays: list[_Overlay]
+    def __init__(self, shapes: list[Shape], runs: list[tuple[Shape, ...]] | None, run_ids: list[int] | None,
+                 run_set: set[int] | None, run_of: dict[int, tuple[int, int]] | None, near: list[list[_SHAPE]],
+                 lone: dict[int, Text], tiles: list[_Patch | None], overlays: list[_Overlay]) -> None:
+        self.shapes = shapes
+        #: The drawing's runs of these shapes (``Drawing.runs``), their ids as a list and a set, and each
+        #: shape's run and place in it (shape id -> (run id, offset)): the next position's diff looks at runs
+        #: (``_step_runs``).  None where the runs are not the shapes or a shape comes twice (``_step``).
+        self.runs, self.run_ids, self.run_set, self.run_of = runs, run_ids, run_set, run_of
+        #: Per tile: every other shape reaching into it (its ``_SHAPES`` entry), in the drawing's order (lone
+        #: texts too).
+        self.near = near
+        #: The wide texts no other shape comes near, by id: drawn as overlays, not in their tiles.
+        self.lone = lone
+        self.tiles = tiles
+        self.overlays = overlays
+        self._ids: list[int] | None = None
+        self._idset: set[int] | None = None
+
+    @property
+    def ids(self) -> list[int]:
+        """The shapes' ids (``_step``'s diff: only where the runs cannot be used)."""
+        if self._ids is None:
+            self._ids = list(map(id, self.shapes))
+        return self._ids
+
+    @property
+    def idset(self) -> set[int]:
+        if self._idset is None:
+            self._idset = set(self.ids)
+        return self._idset
 
 
 class _Band:
@@ -273,7 +310,7 @@ class _Band:
     colour has no slot, its colours never."""
 
     __slots__ = ("grid", "row_top", "top", "bottom", "background", "tiles", "overlays", "serial", "_ids",
-                 "_listed", "_colours", "_slots")
+                 "_listed", "_colours", "_slots", "source")
 
     def __init__(self, grid: _Grid, row_top: int, top: int, bottom: int, background: int,
                  tiles: list[_Patch | None], overlays: list[_Overlay]) -> None:
@@ -285,6 +322,9 @@ class _Band:
         self._listed: tuple[int, ...] | None = None
         self._colours: np.ndarray | None = None
         self._slots: dict[int, _Slotted] = {}
+        #: The last picture's band of the same rows, until this one's slots are made from it (``_band_slots``;
+        #: set by ``_bands``, which clears the source's own first, so no band holds a chain of them).
+        self.source: _Band | None = None
 
     @property
     def ids(self) -> np.ndarray:
@@ -324,7 +364,7 @@ _BANDS: OrderedDict[tuple, _Band] = OrderedDict()
 #: (band key, its colours' palette indices) -> (deflate stream, Adler-32 of its rows, their length).
 _STREAMS: OrderedDict[tuple, tuple[bytes, int, int]] = OrderedDict()
 _OVERLAYS: OrderedDict[tuple, _Overlay] = OrderedDict()
-#: (size, background, grid) -> the last picture's rows: tiles, overlays, band key, band.
+#: (size, background, grid) -> the last picture's tiles, and its rows: tiles, overlays, (band key, band) pairs.
 _ROWS: OrderedDict[tuple, list] = OrderedDict()
 #: base serial -> the last drawing's layout on it (the next position's starts from it).
 _LAID: OrderedDict[int, _Laid] = OrderedDict()
@@ -454,28 +494,45 @@ def _slotted_png(drawing: Drawing, bands: list[tuple[tuple, _Band]], table: _Slo
     if not spare:
         return _png(drawing, table.plte, [_stream((band.serial, table.serial), band, None, got)
                                           for (_, band), got in zip(bands, slotted, strict=True)])
-    used = 0
-    for got in slotted:
-        used |= got.mask
     rest = sorted(spare, key=_REGISTRY.keys.__getitem__)
-    free = [slot for slot in itertools.chain(range(table.size, 256), range(table.size)) if not used >> slot & 1]
+    used = 0
+    if len(rest) > 256 - table.size:  # (no pixel has a slot past the table: those are free without looking)
+        for got in slotted:
+            used |= got.mask
+    free = _free_slots(used, table.size, len(rest))
     if len(free) < len(rest):
         return None
-    free = free[:len(rest)]
     lut = table.lookup().astype(np.uint8)  # (256, no slot, wraps to 0: each is given one below)
     lut[rest] = free
     lut[_FILTER] = 0
     colours = table.rgb.copy()
     colours[free] = _REGISTRY.keys.take(rest).view(np.uint8).reshape(-1, 4)[:, :3]
     palette = colours[:max(table.size, max(free) + 1)].tobytes()
+    slot_of = dict(zip(rest, free, strict=True))
     streams = []
     for (_, band), got in zip(bands, slotted, strict=True):
         if not got.spare:
             streams.append(_stream((band.serial, table.serial), band, None, got))
         else:  # the slots its spare colours took name its stream (the others' never change)
-            taken = bytes(lut[i] for i in sorted(got.spare))
+            taken = bytes(slot_of[i] for i in sorted(got.spare))
             streams.append(_stream((band.serial, table.serial, taken), band, lut, got))
     return _png(drawing, palette, streams)
+
+
+def _free_slots(used: int, size: int, wanted: int) -> list[int]:
+    """The first ``wanted`` slots not in ``used`` (bits of a number), those past the table's ``size`` first,
+    each part in ascending order (fewer where there are not so many).
+
+    Found bit by bit among the free ones: a TriMac table fills all 256 slots, and testing each slot was
+    a 256-step loop in 2 of 3 of its pictures."""
+    free: list[int] = []
+    for low, high in ((size, 256), (0, size)):
+        bits = ~used & ((1 << high) - (1 << low))
+        while bits and len(free) < wanted:
+            lowest = bits & -bits
+            free.append(lowest.bit_length() - 1)
+            bits ^= lowest
+    return free
 
 
 def to_image(drawing: Drawing) -> Image.Image:
@@ -513,33 +570,49 @@ def _bands(drawing: Drawing) -> list[tuple[tuple, _Band]]:
     cols = len(grid.xs) - 1
     background = _background_id(drawing.background)
     out: list[tuple[tuple, _Band]] = []
+    ys, rows_count = grid.ys, len(grid.ys) - 1
     # A row whose tiles and overlays are the very objects of the last picture of this size is its bands.
-    last = _ROWS.get((width, drawing.height, background, grid))
+    # The rows whose tiles are not are found in one pass over the tiles (a move changes a few of 15 rows).
+    kept = _ROWS.get((width, drawing.height, background, grid))
+    last = kept[1] if kept is not None else None
+    changed = {t // cols for t in compress(range(len(tiles)), map(operator.is_not, tiles, kept[0]))} \
+        if kept is not None else set()
+    crossing_rows: dict[int, list[_Overlay]] = {}  # row -> the overlays crossing it, in their order
+    for o in overlays:
+        for row in range(max(0, bisect_right(ys, o.y) - 1),
+                         min(rows_count, bisect_left(ys, o.y + o.patch.ids.shape[0]))):
+            crossing_rows.setdefault(row, []).append(o)
     rows: list[tuple[list[_Patch | None], list[_Overlay], list[tuple[tuple, _Band]]]] = []
-    for row in range(len(grid.ys) - 1):
-        top, bottom = grid.ys[row], grid.ys[row + 1]
-        crossing = [o for o in overlays if o.y < bottom and o.y + o.patch.ids.shape[0] > top]
+    for row in range(rows_count):
+        crossing = crossing_rows.get(row, [])
+        if last is not None and row not in changed and len(crossing) == len(last[row][1]) \
+                and all(map(operator.is_, crossing, last[row][1])):
+            rows.append(last[row])
+            out.extend(last[row][2])
+            continue
+        top, bottom = ys[row], ys[row + 1]
         mine = tiles[row * cols:(row + 1) * cols]
-        if last is not None and all(map(operator.is_, mine, last[row][0])) \
-                and len(crossing) == len(last[row][1]) and all(map(operator.is_, crossing, last[row][1])):
-            parts = last[row][2]
-        else:
-            serials = tuple(t.serial if t else 0 for t in mine)
-            cuts = sorted({top, bottom}.union(*((o.y, o.y + o.patch.ids.shape[0]) for o in crossing)))
-            parts = []
-            for a, b in zip(cuts, cuts[1:], strict=False):
-                if a < top or b > bottom:
-                    continue
-                here = [o for o in crossing if o.y < b and o.y + o.patch.ids.shape[0] > a]
-                key = (width, a, b, background, grid.xs, serials, tuple(o.key for o in here))
-                band = _BANDS.get(key)
-                if band is None:
-                    band = _Band(grid, top, a, b, background, mine, here)
-                    _remember(_BANDS, key, band, BAND_CACHE)
-                parts.append((key, band))
+        serials = tuple(t.serial if t else 0 for t in mine)
+        cuts = sorted({top, bottom}.union(*((o.y, o.y + o.patch.ids.shape[0]) for o in crossing)))
+        parts = []
+        before = {band.top: band for _, band in last[row][2] if not band.overlays} if last is not None else {}
+        for a, b in zip(cuts, cuts[1:], strict=False):
+            if a < top or b > bottom:
+                continue
+            here = [o for o in crossing if o.y < b and o.y + o.patch.ids.shape[0] > a]
+            key = (width, a, b, background, grid.xs, serials, tuple(o.key for o in here))
+            band = _BANDS.get(key)
+            if band is None:
+                band = _Band(grid, top, a, b, background, mine, here)
+                source = before.get(a)
+                if not here and source is not None and source.bottom == b:
+                    source.source = None
+                    band.source = source
+                _remember(_BANDS, key, band, BAND_CACHE)
+            parts.append((key, band))
         rows.append((mine, crossing, parts))
         out.extend(parts)
-    _remember(_ROWS, (width, drawing.height, background, grid), rows, 64)
+    _remember(_ROWS, (width, drawing.height, background, grid), (tiles, rows), 64)
     return out
 
 
@@ -604,11 +677,11 @@ class _Slots:
         if got is None:
             slot = int(self.lookup()[colour])
             if slot == 256:
-                got = _Slotted(np.zeros((1, 1), dtype=np.uint8), 0, frozenset((colour,)),
+                got = _Slotted(np.zeros((1, 1), dtype=np.uint8), frozenset((colour,)),
                                (np.zeros(1, dtype=np.intp), np.zeros(1, dtype=np.intp),
-                                np.full(1, colour, dtype=np.uint16)))
+                                np.full(1, colour, dtype=np.uint16)), 0)
             else:
-                got = _Slotted(np.full((1, 1), slot, dtype=np.uint8), 1 << slot, frozenset(), None)
+                got = _Slotted(np.full((1, 1), slot, dtype=np.uint8), frozenset(), None, 1 << slot)
             self.plains[colour] = got
         return got
 
@@ -635,13 +708,12 @@ def _slots_of(patch: _Patch, table: _Slots) -> _Slotted:
     got = patch._slots.get(table.serial)
     if got is None:
         slots = table.lookup().take(patch.ids, mode="clip")
-        present = np.bincount(slots.ravel(), minlength=257)
-        if present[256]:
+        if slots.max() == 256:  # colours without a slot (rare): where they are
             ys, xs = np.nonzero(slots == 256)
             ids = patch.ids[ys, xs]
-            got = _Slotted(slots.astype(np.uint8), _mask(present), frozenset(ids.tolist()), (ys, xs, ids))
+            got = _Slotted(slots.astype(np.uint8), frozenset(ids.tolist()), (ys, xs, ids))
         else:
-            got = _Slotted(slots.astype(np.uint8), _mask(present), frozenset(), None)
+            got = _Slotted(slots.astype(np.uint8), frozenset(), None)
         patch._slots[table.serial] = got
     return got
 
@@ -655,32 +727,45 @@ def _band_slots(band: _Band, table: _Slots) -> _Slotted:
     got = band._slots.get(table.serial)
     if got is not None:
         return got
+    if band.source is not None:
+        got = _band_slots_from(band, band.source, table)
+        band.source = None
+        if got is not None:
+            band._slots[table.serial] = got
+            return got
     grid, top, bottom = band.grid, band.top, band.bottom
     width, height = grid.xs[-1], bottom - top
     first, last = top - band.row_top, bottom - band.row_top
     plain = table.plain(band.background)
-    parts = [plain if t is None else _slots_of(t, table) for t in band.tiles]
-    overlays = _overlays_in(band)
+    serial, edges = table.serial, grid.xs
+    parts: list[_Slotted] = []
+    blocks = [_plain(height, 1, 0, np.uint8)]
+    spotted = False
+    for c, tile in enumerate(band.tiles):  # (one pass: a new band a TriMac move is 14 tiles)
+        if tile is None:
+            part = plain
+            blocks.append(_plain(height, edges[c + 1] - edges[c], int(plain.index[0, 0]), np.uint8))
+        else:
+            part = tile._slots.get(serial) or _slots_of(tile, table)
+            blocks.append(part.index[first:last])
+        parts.append(part)
+        if part.spots is not None:
+            spotted = True
+    overlays = _overlays_in(band) if band.overlays else []
     laid = [_slots_of(o.patch, table) for o in overlays]
-    mask, spare = 0, frozenset[int]()
+    spare: frozenset[int] = frozenset()
     for part in itertools.chain(parts, laid):
-        mask |= part.mask
         if part.spare:
             spare |= part.spare
-    blocks = [_plain(height, 1, 0, np.uint8)]
     spots: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    for c, part in enumerate(parts):
-        if band.tiles[c] is None:
-            blocks.append(_plain(height, grid.xs[c + 1] - grid.xs[c], int(part.index[0, 0]), np.uint8))
-        else:
-            blocks.append(part.index[first:last])
+    for c, part in enumerate(parts if spotted else ()):
         if part.spots is not None:
             ys, xs, ids = part.spots
             if band.tiles[c] is None:  # a plain tile of a colour without a slot
-                ys, xs = np.indices((last - first, grid.xs[c + 1] - grid.xs[c])).reshape(2, -1)
+                ys, xs = np.indices((last - first, edges[c + 1] - edges[c])).reshape(2, -1)
                 ys, ids = ys + first, np.full(len(ys), ids[0], dtype=ids.dtype)
             here = (ys >= first) & (ys < last)
-            spots.append((ys[here] - first, xs[here] + grid.xs[c] + 1, ids[here]))
+            spots.append((ys[here] - first, xs[here] + edges[c] + 1, ids[here]))
     index = np.concatenate(blocks, axis=1)
     for o, part in zip(overlays, laid, strict=True):
         h, w = o.patch.ids.shape
@@ -696,9 +781,58 @@ def _band_slots(band: _Band, table: _Slots) -> _Slotted:
             here = (ys >= y0 - top) & (ys < y1 - top) & (xs >= 1 + x0) & (xs < 1 + x1)
             spots.append((ys[here], xs[here], ids[here]))
     joined = tuple(np.concatenate(column) for column in zip(*spots, strict=True)) if spots else None
-    got = _Slotted(index, mask, spare, joined)  # type: ignore[arg-type]
+    got = _Slotted(index, spare, joined, None, parts + laid)  # type: ignore[arg-type]
     band._slots[table.serial] = got
     return got
+
+
+def _band_slots_from(band: _Band, source: _Band, table: _Slots) -> _Slotted | None:
+    """``_band_slots`` from the last picture's band of the same rows (``source``): its palette indices
+    copied and the columns of the tiles that are not the same objects written over, with the spots of
+    colours without a slot kept outside those columns and the new tiles' added; or None where either band
+    has an overlay or the source's slots in this table were not made.
+
+    Why: a move changes two or three tiles of a row, and putting the band together from its 11-15 tiles
+    (one block a tile, ``np.concatenate``) was 7% of a TriMac picture and more of Warp and Weft's.  Its
+    mask and spare colours are its tiles' as ``_band_slots`` makes them (their whole: see there); the
+    order of the spots is not the same, and nothing reads it (each is one pixel of its own)."""
+    was = source._slots.get(table.serial)
+    if was is None or band.overlays or source.overlays:
+        return None
+    serial, edges = table.serial, band.grid.xs
+    plain = table.plain(band.background)
+    parts = [plain if t is None else (t._slots.get(serial) or _slots_of(t, table)) for t in band.tiles]
+    changed = list(compress(range(len(parts)), map(operator.is_not, band.tiles, source.tiles)))
+    index = was.index.copy()
+    first, last = band.top - band.row_top, band.bottom - band.row_top
+    spots: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    if was.spots is not None:
+        ys, xs, ids = was.spots
+        if changed:
+            out = np.zeros(index.shape[1], dtype=bool)
+            for c in changed:
+                out[1 + edges[c]:1 + edges[c + 1]] = True
+            keep = ~out.take(xs)
+            ys, xs, ids = ys[keep], xs[keep], ids[keep]
+        spots.append((ys, xs, ids))
+    for c in changed:
+        part = parts[c]
+        if band.tiles[c] is None:
+            index[:, 1 + edges[c]:1 + edges[c + 1]] = part.index[0, 0]
+        else:
+            index[:, 1 + edges[c]:1 + edges[c + 1]] = part.index[first:last]
+        if part.spots is not None:  # as ``_band_slots``
+            ys, xs, ids = part.spots
+            if band.tiles[c] is None:
+                ys, xs = np.indices((last - first, edges[c + 1] - edges[c])).reshape(2, -1)
+                ys, ids = ys + first, np.full(len(ys), ids[0], dtype=ids.dtype)
+            here = (ys >= first) & (ys < last)
+            spots.append((ys[here] - first, xs[here] + edges[c] + 1, ids[here]))
+    spare = frozenset().union(*(part.spare for part in parts if part.spare))
+    joined = tuple(np.concatenate(column) for column in zip(*spots, strict=True)) if spots else None
+    if joined is not None and not len(joined[0]):
+        joined = None
+    return _Slotted(index, spare, joined, None, parts)  # type: ignore[arg-type]
 
 
 @lru_cache(maxsize=256)
@@ -811,22 +945,30 @@ def _layout(drawing: Drawing) -> tuple[_Grid, list[_Patch | None], list[_Overlay
     A position's other shapes are mostly the very objects of the position before
     (the games keep them), so the layout is kept per fixed part (``_LAID``) and
     the next one starts from it: only the tiles that a shape new to the drawing
-    or gone from it reaches are looked at again (``_step``).  Looking at every
-    shape of every tile was a fifth of a TriMac picture (900 shapes of Warp and
-    Weft, none of them fixed).  Whatever the start, the layout is the one
-    ``_full`` makes from nothing, so the picture is the same."""
+    or gone from it reaches are looked at again (``_step_runs``, ``_step``).
+    Looking at every shape of every tile was a fifth of a TriMac picture (900
+    shapes of Warp and Weft, none of them fixed).  Whatever the start, the layout
+    is the one ``_full`` makes from nothing, so the picture is the same."""
     grid = _grid(drawing.width, drawing.height, drawing.grid)
     base = _base(drawing, grid)
     others = drawing.shapes[len(base.shapes):]
+    runs = drawing.runs[drawing.base_runs:] if base.shapes else drawing.runs
+    if sum(map(len, runs)) != len(others):  # shapes not handed through add and extend
+        runs = None
     prev = _LAID.get(base.serial)
-    laid = _step(drawing.background, base, others, prev) if prev is not None else None
+    laid = None
+    if prev is not None:
+        if runs is not None and prev.run_of is not None:
+            laid = _step_runs(drawing.background, base, others, runs, prev)
+        else:
+            laid = _step(drawing.background, base, others, prev)
     if laid is None:
-        laid = _full(drawing.background, base, others)
+        laid = _full(drawing.background, base, others, runs)
     _remember(_LAID, base.serial, laid, 64)
     return grid, laid.tiles, laid.overlays
 
 
-def _full(background: str, base: _Base, others: list[Shape]) -> _Laid:
+def _full(background: str, base: _Base, others: list[Shape], runs: list[tuple[Shape, ...]] | None) -> _Laid:
     """The layout from nothing: every other shape into the tiles it reaches."""
     grid = base.grid
     infos = [_info(s, grid) for s in others]
@@ -843,15 +985,106 @@ def _full(background: str, base: _Base, others: list[Shape]) -> _Laid:
         for t in infos[i][4]:
             per_tile[t].remove(i)
     tiles = [_tile_of(background, base, t, [infos[i] for i in here]) for t, here in enumerate(per_tile)]
-    ids = list(map(id, others))
-    return _Laid(others, ids, dict(zip(ids, count(), strict=False)), set(ids), near,
-                 {ids[i]: others[i] for i in lone},
-                 tiles,  # type: ignore[misc]
+    run_ids = run_set = run_of = None
+    if runs is not None:
+        run_ids = list(map(id, runs))
+        run_set = set(run_ids)
+        run_of = {id(s): (id(r), j) for r in runs for j, s in enumerate(r)}
+        if len(run_of) != len(others) or len(run_set) != len(runs):  # a shape or run twice: by shapes
+            runs = run_ids = run_set = run_of = None
+    return _Laid(others, runs, run_ids, run_set, run_of, near, {id(others[i]): others[i] for i in lone},
+                 tiles,  # type: ignore[arg-type]
                  [_overlay(others[i], background) for i in lone])  # type: ignore[arg-type]
 
 
+def _step_runs(background: str, base: _Base, others: list[Shape], runs: list[tuple[Shape, ...]],
+               prev: _Laid) -> _Laid | None:
+    """``_step`` by runs (``Drawing.runs``): the layout from the previous position's, or None where ``_full``
+    must make it.
+
+    Runs are told apart by identity, as ``_step`` tells shapes apart (``prev`` keeps its runs alive).
+    The runs both drawings have must come in the same order, each once; a shape of a run that came is
+    new to the drawing (or comes twice: then None), a shape of a run that went is gone, and a shape in
+    both is taken as gone and come again (its tiles keep their keys, so their pixels are the kept ones).
+    So only the runs are walked (Warp and Weft: ~260 runs for 770 shapes, TriMac 210 for 420), and a
+    shape's place is its run's start plus its place in it."""
+    assert prev.run_ids is not None and prev.run_set is not None and prev.run_of is not None and prev.runs
+    run_ids = list(map(id, runs))
+    if run_ids == prev.run_ids:
+        return _Laid(others, runs, run_ids, prev.run_set, prev.run_of, prev.near, prev.lone, prev.tiles,
+                     prev.overlays)
+    now, was = set(run_ids), prev.run_set
+    added_runs, removed_runs = now - was, was - now
+    if len(now) != len(run_ids) or len(added_runs) + len(removed_runs) > len(run_ids) // 4 + 16:
+        return None
+    if list(filterfalse(added_runs.__contains__, run_ids)) != list(filterfalse(removed_runs.__contains__,
+                                                                             prev.run_ids)):
+        return None
+    run_of = prev.run_of  # (prev is not used again: its successor takes the map over, or _full makes one)
+    gone_shapes = [s for r in compress(prev.runs, map(removed_runs.__contains__, prev.run_ids)) for s in r]
+    for s in gone_shapes:
+        del run_of[id(s)]
+    fresh_shapes = []
+    for r in compress(runs, map(added_runs.__contains__, run_ids)):
+        for j, s in enumerate(r):
+            if id(s) in run_of:  # twice in the drawing
+                return None
+            run_of[id(s)] = (id(r), j)
+            fresh_shapes.append(s)
+    starts = dict(zip(run_ids, accumulate(map(len, runs), initial=0), strict=False))
+
+    def place(i: int) -> int:  # shape id -> its place in this drawing
+        r, j = run_of[i]
+        return starts[r] + j
+
+    def key(f: _SHAPE) -> int:  # (``place`` of the shape: one call a comparison, where two were)
+        r, j = run_of[id(f[0])]
+        return starts[r] + j
+
+    grid = base.grid
+    added, removed = set(map(id, fresh_shapes)), {id(s) for s in gone_shapes}
+    swaps = _swaps(grid, prev.runs, prev.run_ids, removed_runs, runs, run_ids, added_runs, added, removed)
+    near, lone, tiles, overlays = _relayout(
+        background, base, prev, [_info(s, grid) for s in fresh_shapes], [_info(s, grid) for s in gone_shapes],
+        added, removed, place, key, swaps)
+    return _Laid(others, runs, run_ids, now, run_of, near, lone, tiles, overlays)
+
+
+def _swaps(grid: _Grid, was: list[tuple[Shape, ...]], was_ids: list[int], removed: set[int],
+           runs: list[tuple[Shape, ...]], run_ids: list[int], added: set[int], came: set[int], went: set[int]
+           ) -> list[tuple[_SHAPE, _SHAPE]]:
+    """Shapes of runs that came which take the very place of a gone run's shapes: (gone, came) entries.
+
+    A run that went and one that came between the same two kept runs (the only ones there, and as long)
+    give their shapes in pairs, where each pair reaches the same tiles: in each of those tiles' lists the
+    new shape goes where the old one was (every other shape is before or after both, as the runs are), so
+    ``_relayout`` puts it there, where it filtered the list and searched each new shape's place in it.
+    TriMac's status and legend lines and Warp and Weft's claimed regions come so, each across many tiles.
+    A shape in both a run that went and one that came (``came`` and ``went``: the shapes' ids) is in no
+    pair: it is taken out of its lists and put in again by its place, as the shapes of no pair are."""
+    def gaps(ids: list[int], changed: set[int]) -> dict[int, int]:
+        """The gap (kept runs before it) of each changed run -> its place; -1 where a gap has several."""
+        out: dict[int, int] = {}
+        for k, p in enumerate(compress(range(len(ids)), map(changed.__contains__, ids))):
+            out[p - k] = -1 if p - k in out else p
+        return out
+
+    before = gaps(was_ids, removed)
+    swaps: list[tuple[_SHAPE, _SHAPE]] = []
+    for gap, p in gaps(run_ids, added).items():
+        q = before.get(gap, -1)
+        if p < 0 or q < 0 or len(runs[p]) != len(was[q]):
+            continue
+        pairs = [(_info(old, grid), _info(new, grid)) for old, new in zip(was[q], runs[p], strict=True)
+                 if id(old) not in came and id(new) not in went]
+        if all(old[4] == new[4] for old, new in pairs):
+            swaps.extend(pairs)
+    return swaps
+
+
 def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _Laid | None:
-    """The layout from the previous position's (``prev``), or None where ``_full`` must make it.
+    """The layout from the previous position's (``prev``), or None where ``_full`` must make it (shape by
+    shape: a drawing whose runs cannot be used, see ``_step_runs``).
 
     Shapes are told apart by identity (``prev`` keeps its shapes alive, so an id
     it holds is that object's).  The shapes both drawings have must come in the
@@ -859,7 +1092,7 @@ def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _La
     same shapes in the same order as before, and so the same key and pixels."""
     ids = list(map(id, others))
     if ids == prev.ids:
-        return _Laid(others, ids, prev.pos, prev.idset, prev.near, prev.lone, prev.tiles, prev.overlays)
+        return _Laid(others, None, None, None, None, prev.near, prev.lone, prev.tiles, prev.overlays)
     pos = dict(zip(ids, count(), strict=False))
     now, was = set(ids), prev.idset
     added, removed = now - was, was - now
@@ -875,22 +1108,59 @@ def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _La
         if got is None:  # the kept entries were emptied: its tiles are not known
             return None
         gone.append(_info(got[0], grid))
+    near, lone, tiles, overlays = _relayout(background, base, prev, fresh, gone, added, removed, pos.__getitem__)
+    return _Laid(others, None, None, None, None, near, lone, tiles, overlays)
+
+
+def _relayout(background: str, base: _Base, prev: _Laid, fresh: list[_SHAPE], gone: list[_SHAPE],
+              added: set[int], removed: set[int], place: Callable[[int], int],
+              key: Callable[[_SHAPE], int] | None = None, swaps: Sequence[tuple[_SHAPE, _SHAPE]] = ()
+              ) -> tuple[list[list[_SHAPE]], dict[int, Text], list[_Patch | None], list[_Overlay]]:
+    """The near lists, lone texts, tiles and overlays once the shapes ``fresh`` came and ``gone`` went
+    (their ids: ``added``, ``removed``; ``place``: a shape id's place in the drawing; ``key``: a shape
+    entry's, where the caller has a quicker one; ``swaps``: (gone, came) pairs of them where the new
+    shape takes the old one's place in each of its tiles' lists, see ``_swaps``)."""
+    grid = base.grid
+    near = list(prev.near)
+    swapped: set[int] = set()
+    filtered = removed
+    if swaps:
+        taken = {id(old[0]) for old, _ in swaps}
+        given = {id(new[0]) for _, new in swaps}
+        fresh_rest = [info for info in fresh if id(info[0]) not in given]
+        gone_rest = [info for info in gone if id(info[0]) not in taken]
+        filtered = removed - taken
+        for old, new in swaps:
+            shape = old[0]
+            for t in old[4]:
+                here = near[t]
+                if t not in swapped:
+                    here = near[t] = list(here)
+                    swapped.add(t)
+                for k, entry in enumerate(here):
+                    if entry[0] is shape:
+                        here[k] = new
+                        break
+                else:
+                    raise RuntimeError("a gone shape is not in the list of a tile it reaches")
+    else:
+        fresh_rest, gone_rest = fresh, gone
     coming: dict[int, list[_SHAPE]] = {}
-    for info in fresh:
+    for info in fresh_rest:
         for t in info[4]:
             coming.setdefault(t, []).append(info)
-    going = {t for info in gone for t in info[4]}
-    near = list(prev.near)
+    going = {t for info in gone_rest for t in info[4]}
 
-    def place(f: _SHAPE) -> int:  # its place in this drawing
-        return pos[id(f[0])]
+    if key is None:
+        def key(f: _SHAPE) -> int:
+            return place(id(f[0]))
 
     for t in going | coming.keys():
-        here = [f for f in near[t] if id(f[0]) not in removed] if t in going else list(near[t])
+        here = [f for f in near[t] if id(f[0]) not in filtered] if t in going else list(near[t])
         for f in coming.get(t, ()):
-            insort(here, f, key=place)
+            insort(here, f, key=key)
         near[t] = here
-    dirty = going | coming.keys()
+    dirty = going | coming.keys() | swapped
     # Texts near a changed tile may have become lone or stopped being; elsewhere nothing changed.  A tile
     # is painted again where what it paints changed: a shape came or went that is not lone (a status or
     # legend line that gives way to another leaves the tiles it crosses as they were), or one turned lone
@@ -915,29 +1185,26 @@ def _step(background: str, base: _Base, others: list[Shape], prev: _Laid) -> _La
     for info in gone:
         if id(info[0]) not in prev.lone:
             repaint.update(info[4])
-    # Where in a tile the shapes that came or went (not lone) may paint: off a board's own squares, a
-    # tile painted before is painted again there only (a ring's box is a quarter of the tiles it crosses).
-    # A tile a text turning lone or not changed is painted whole.
-    boxes: dict[int, list[float]] = {}
-    if not base.aligned:
-        for info in itertools.chain((f for f in fresh if id(f[0]) not in lone),
-                                    (f for f in gone if id(f[0]) not in prev.lone)):
-            e = info[2]
-            for t in info[4]:
-                box = boxes.get(t)
-                if box is None:
-                    boxes[t] = list(e)
-                else:
-                    box[0], box[1], box[2], box[3] = min(box[0], e[0]), min(box[1], e[1]), max(box[2], e[2]), \
-                        max(box[3], e[3])
-        for t in whole:
-            boxes.pop(t, None)
+    # Off a board's own squares, a tile painted before is painted again only where the shapes that came or
+    # went (not lone) may paint: their boxes, each painted once across the tiles it crosses (a ring's box is
+    # a quarter of each of the four tiles it may cross).  A tile a text turning lone or not changed is
+    # painted whole.
+    boxes = [] if base.aligned else _boxes(
+        [f[2] for f in itertools.chain((f for f in fresh if id(f[0]) not in lone),
+                                       (f for f in gone if id(f[0]) not in prev.lone))],
+        grid.xs[-1], grid.ys[-1])
+    painted: dict[int, np.ndarray] = {}
     tiles = list(prev.tiles)
+    crossed = {t for s in lone.values() for t in _info(s, grid)[4]}  # tiles a lone text crosses
     for t in repaint:
-        tiles[t] = _tile_of(background, base, t, [f for f in near[t] if id(f[0]) not in lone], prev.tiles[t],
-                            boxes.get(t))
-    overlays = [_overlay(s, background) for s in sorted(lone.values(), key=lambda s: pos[id(s)])]
-    return _Laid(others, ids, pos, now, near, lone, tiles, overlays)
+        infos = [f for f in near[t] if id(f[0]) not in lone] if t in crossed else near[t]
+        before = prev.tiles[t]
+        if base.aligned or before is None or t in whole:
+            tiles[t] = _tile_of(background, base, t, infos)
+        else:
+            tiles[t] = _patched(background, base, t, infos, before, boxes, painted, near, lone, place)
+    overlays = [_overlay(s, background) for s in sorted(lone.values(), key=lambda s: place(id(s)))]
+    return near, lone, tiles, overlays
 
 
 def _alone(info: _SHAPE, near: list[list[_SHAPE]], base: _Base) -> bool:
@@ -957,58 +1224,123 @@ def _alone(info: _SHAPE, near: list[list[_SHAPE]], base: _Base) -> bool:
     return True
 
 
-def _tile_of(background: str, base: _Base, t: int, infos: list[_SHAPE], before: _Patch | None = None,
-             box: list[float] | None = None) -> _Patch | None:
-    """Tile ``t`` with those other shapes over its fixed ones (None: plain background), kept by key.
-
-    ``before``: the tile as it was, where only shapes whose extents are within ``box`` came or went since
-    (``_step``); then only that part of it is painted again (``_repaint``)."""
+def _tile_of(background: str, base: _Base, t: int, infos: list[_SHAPE]) -> _Patch | None:
+    """Tile ``t`` with those other shapes over its fixed ones (None: plain background), kept by key."""
     if not infos and not base.indexes[t]:
         return None
     key = (base.serial, t, tuple(info[1] for info in infos))
     tile = _TILES.get(key)
     if tile is None:
-        if before is not None and box is not None and not base.aligned:
-            tile = _repaint(background, base, t, infos, before, box)
-        else:
-            tile = _tile(background, base, t, infos)
+        tile = _tile(background, base, t, infos)
         _remember(_TILES, key, tile, TILE_CACHE)
     return tile
 
 
-def _repaint(background: str, base: _Base, t: int, infos: list[_SHAPE], before: _Patch,
-             box: list[float]) -> _Patch:
-    """Tile ``t`` (not on a board's own squares) from ``before``, painted again inside ``box`` alone.
+def _boxes(extents: list[tuple[float, float, float, float]], width: int, height: int) -> list[tuple[int, int, int, int]]:
+    """The extents of what came or went, on whole pixels inside the picture, overlapping ones merged into
+    their common box (a piece, its letter and its ring are one box): each is painted once."""
+    boxes = [[max(0, math.floor(e[0])), max(0, math.floor(e[1])), min(width, math.ceil(e[2])),
+              min(height, math.ceil(e[3]))] for e in extents]
+    out: list[list[int]] = []
+    for b in sorted(b for b in boxes if b[0] < b[2] and b[1] < b[3]):
+        for a in out:  # (a box grown by a merge may meet one kept before it: looked at again below)
+            if a[0] < b[2] and a[2] > b[0] and a[1] < b[3] and a[3] > b[1]:
+                a[0], a[1], a[2], a[3] = min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+                break
+        else:
+            out.append(b)
+    if len(out) > 1 and any(a[0] < b[2] and a[2] > b[0] and a[1] < b[3] and a[3] > b[1]
+                            for i, a in enumerate(out) for b in out[i + 1:]):
+        return _boxes([tuple(b) for b in out], width, height)  # type: ignore[misc]
+    boxes = out
+    return [(b[0], b[1], b[2], b[3]) for b in boxes]
+
+
+def _patched(background: str, base: _Base, t: int, infos: list[_SHAPE], before: _Patch,
+             boxes: list[tuple[int, int, int, int]], painted: dict[int, np.ndarray], near: list[list[_SHAPE]],
+             lone: dict[int, Text], place: Callable[[int], int]) -> _Patch | None:
+    """Tile ``t`` (not on a board's own squares) from ``before``, painted again inside ``boxes`` alone.
 
     A pixel depends only on the shapes whose extents reach it, painted in the drawing's order; outside
-    ``box`` those are the same shapes as ``before``'s (only shapes within it came or went, the others
-    keep their order), so those pixels are ``before``'s.  Inside, every shape reaching the box is
-    painted over the tile's fixed shapes (its kept canvas, cut to the box) at whole pixels of the
-    tile, as ``_paint_tile`` paints them: the same pixels as painting the tile whole (TriMac's gold
-    ring and piece are a quarter of a tile's area in each of the tiles they cross)."""
+    the boxes of what came or went those are the same shapes as ``before``'s (the others keep their
+    order), so those pixels are ``before``'s.  Inside, each box is painted once for every tile it
+    crosses (``_paint_box``, kept in ``painted`` for this picture) and its part copied in: the same
+    pixels as painting the tile whole."""
+    if not infos and not base.indexes[t]:
+        return None
+    key = (base.serial, t, tuple(info[1] for info in infos))
+    tile = _TILES.get(key)
+    if tile is not None:
+        return tile
     cols = len(base.grid.xs) - 1
     r, c = divmod(t, cols)
     x, y = base.grid.xs[c], base.grid.ys[r]
-    w, h = base.grid.xs[c + 1] - x, base.grid.ys[r + 1] - y
-    x0, y0 = max(x, math.floor(box[0])), max(y, math.floor(box[1]))
-    x1, y1 = min(x + w, math.ceil(box[2])), min(y + h, math.ceil(box[3]))
-    if x0 >= x1 or y0 >= y1:
-        return before
-    if (x1 - x0) * (y1 - y0) * 2 > w * h:  # most of the tile: painting it whole costs no more
-        return _tile(background, base, t, infos)
+    x1, y1 = base.grid.xs[c + 1], base.grid.ys[r + 1]
+    ids = None
+    for i, box in enumerate(boxes):
+        bx0, by0, bx1, by1 = box
+        ix0, iy0, ix1, iy1 = max(x, bx0), max(y, by0), min(x1, bx1), min(y1, by1)
+        if ix0 >= ix1 or iy0 >= iy1:
+            continue
+        got = painted.get(i)
+        if got is None:
+            got = painted[i] = _paint_box(background, base, box, near, lone, place)
+        if ids is None:
+            ids = before.ids.copy()
+        ids[iy0 - y:iy1 - y, ix0 - x:ix1 - x] = got[iy0 - by0:iy1 - by0, ix0 - bx0:ix1 - bx0]
+    tile = before if ids is None else _Patch(ids)
+    _remember(_TILES, key, tile, TILE_CACHE)
+    return tile
+
+
+def _paint_box(background: str, base: _Base, box: tuple[int, int, int, int], near: list[list[_SHAPE]],
+               lone: dict[int, Text], place: Callable[[int], int]) -> np.ndarray:
+    """The picture's pixels (colour ids) in ``box``: the fixed shapes from the kept canvases of the tiles
+    it crosses, then every other shape (not lone) reaching it, in the drawing's order."""
     k = SUPERSAMPLE
-    canvas = (base.serial, t)
-    img = _CANVASES.get(canvas)
+    x0, y0, x1, y1 = box
+    xs, ys = base.grid.xs, base.grid.ys
+    cols = len(xs) - 1
+    part: Image.Image | None = None
+    shapes: dict[int, _SHAPE] = {}
+    for r in range(max(0, bisect_right(ys, y0) - 1), len(ys) - 1):
+        if ys[r] >= y1:
+            break
+        for c in range(max(0, bisect_right(xs, x0) - 1), cols):
+            if xs[c] >= x1:
+                break
+            t = r * cols + c
+            canvas = _canvas(background, base, t)
+            ix0, iy0, ix1, iy1 = max(xs[c], x0), max(ys[r], y0), min(xs[c + 1], x1), min(ys[r + 1], y1)
+            cut = canvas.im.crop(((ix0 - xs[c]) * k, (iy0 - ys[r]) * k, (ix1 - xs[c]) * k, (iy1 - ys[r]) * k))
+            if part is None and (ix0, iy0, ix1, iy1) == box:  # within one tile
+                part = canvas._new(cut)
+            else:
+                if part is None:
+                    part = canvas._new(Image.core.new("RGB", ((x1 - x0) * k, (y1 - y0) * k)))
+                part.im.paste(cut, ((ix0 - x0) * k, (iy0 - y0) * k, (ix1 - x0) * k, (iy1 - y0) * k))
+            for f in near[t]:
+                e = f[2]
+                if e[0] < x1 and e[2] > x0 and e[1] < y1 and e[3] > y0 and id(f[0]) not in lone:
+                    shapes[id(f[0])] = f
+    assert part is not None  # the tiles cover the picture, and the box is inside it
+    _draw(part, [shapes[i][0] for i in sorted(shapes, key=place)], -x0 * k, -y0 * k)
+    return _ids(part.im.reduce((k, k), (0, 0, *part.size)))
+
+
+def _canvas(background: str, base: _Base, t: int) -> Image.Image:
+    """Tile ``t``'s fixed shapes painted at twice the size, kept (``_CANVASES``)."""
+    key = (base.serial, t)
+    img = _CANVASES.get(key)
     if img is None:
-        img = Image.new("RGB", (w * k, h * k), background)
-        _draw(img, [base.shapes[i] for i in base.indexes[t]], -x * k, -y * k)
-        _remember(_CANVASES, canvas, img, CANVAS_CACHE)
-    part = img._new(img.im.crop(((x0 - x) * k, (y0 - y) * k, (x1 - x) * k, (y1 - y) * k)))
-    _draw(part, [info[0] for info in infos if info[2][0] < x1 and info[2][2] > x0 and info[2][1] < y1
-                 and info[2][3] > y0], -x0 * k, -y0 * k)
-    ids = before.ids.copy()
-    ids[y0 - y:y1 - y, x0 - x:x1 - x] = _ids(part.im.reduce((k, k), (0, 0, *part.size)))
-    return _Patch(ids)
+        cols = len(base.grid.xs) - 1
+        r, c = divmod(t, cols)
+        x, y = base.grid.xs[c], base.grid.ys[r]
+        w, h = base.grid.xs[c + 1] - x, base.grid.ys[r + 1] - y
+        img = Image.new("RGB", (w * SUPERSAMPLE, h * SUPERSAMPLE), background)
+        _draw(img, [base.shapes[i] for i in base.indexes[t]], -x * SUPERSAMPLE, -y * SUPERSAMPLE)
+        _remember(_CANVASES, key, img, CANVAS_CACHE)
+    return img
 
 
 def _tile(background: str, base: _Base, t: int, infos: list[_SHAPE]) -> _Patch:

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import io
 import json
+import operator
 import random
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
@@ -195,6 +197,54 @@ def test_colours_without_a_slot_take_free_ones_the_same_cold_and_warm(name: str,
         draw_png.forget()
 
 
+@pytest.mark.parametrize(("name", "thinned"), [(g.name, False) for g in GAMES] + [("trimac", True)])
+def test_a_band_made_from_the_last_pictures_band_is_the_band_put_together(name: str, thinned: bool,
+                                                                          monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A new band's palette indices are the last picture's band of the same rows with the changed tiles'
+    columns written over (``_band_slots_from``): they, the colours without a slot (where they are) and the
+    slots mask must be what putting the band together from its tiles gives.  ``thinned``: a table that
+    lacks every third colour, so bands carry such colours from the last picture and from new tiles."""
+    game = games.load_game(name)
+    if thinned:
+        for key in {game.draw(state, seat, names(game)).base_key for state in positions(game, 1, seed=1)
+                    for seat in seats(game)}:
+            listed = (draw_png.SLOTS.get(key) or draw_png.SLOTS[key.partition("-")[0]]).split()
+            monkeypatch.setitem(draw_png.SLOTS, key, " ".join(w for i, w in enumerate(listed) if i % 3))
+    draw_png._slot_table.cache_clear()
+    draw_png._slots.cache_clear()
+    made = draw_png._band_slots_from
+    checked = []
+
+    def compared(band, source, table):  # type: ignore[no-untyped-def]
+        got = made(band, source, table)
+        if got is not None:
+            band.source = None
+            whole = draw_png._band_slots(band, table)  # put together from its tiles
+            del band._slots[table.serial]
+            assert np.array_equal(got.index, whole.index)
+            assert got.spare == whole.spare and got.mask == whole.mask
+            spots = [set(zip(*(column.tolist() for column in slotted.spots), strict=True))
+                     if slotted.spots is not None else set() for slotted in (got, whole)]
+            assert spots[0] == spots[1]
+            checked.append(bool(got.spots))
+        return got
+
+    monkeypatch.setattr(draw_png, "_band_slots_from", compared)
+    try:
+        draw_png.forget()
+        for seed in (3, 4):
+            for seat in seats(game):
+                for state in positions(game, 25, seed=seed):
+                    draw_png.to_png(game.draw(state, seat, names(game)))
+    finally:
+        monkeypatch.undo()
+        draw_png._slot_table.cache_clear()
+        draw_png._slots.cache_clear()
+        draw_png.forget()
+    assert len(checked) > 20
+    assert any(checked) or not thinned
+
+
 def test_pictures_change_with_the_move_and_keep_their_colours() -> None:
     game = games.load_game("interweave")
     before, after = positions(game, 1, seed=1)
@@ -286,6 +336,94 @@ def test_a_layout_kept_from_the_position_before_gives_the_whole_picture(grid) ->
         _same_as_painting_it_whole(drawing(others))
 
 
+@pytest.mark.parametrize("grid", [None, (0, 0, 40)], ids=["tiles", "squares"])
+def test_a_layout_kept_by_runs_gives_the_whole_picture(grid, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Drawings handed as runs (``Drawing.runs``: a game's kept tuples, one per square) are laid out from the
+    position before by their runs alone, never shape by shape (issue 25: Warp and Weft's diff walked 770
+    shapes); whatever the runs do -- come, go, swap, come twice, share a shape, hand a shape over to
+    another run, hand an empty one -- the picture is the one painting it whole gives."""
+    from games.drawing import Circle, Drawing, Rect, Text
+
+    board = [Rect(x * 40, y * 40, 40, 40, fill="#e3e9ef" if (x + y) % 2 else "#7f93a8")
+             for x in range(6) for y in range(6)]
+    ring = Circle(100, 100, 18, stroke="#f2b600", width=3.5)
+    squares = [(Circle(20 + 40 * i, 60 + 20 * (i % 3), 15, fill="#c0392b", stroke="#222222", width=1.5),
+                Text(20 + 40 * i, 75 + 20 * (i % 3), f"a{i}", size=8, fill="#555555")) for i in range(6)]
+    marked = [(ring, *square) for square in squares]  # the ring handed over from run to run
+    status = [Text(120, 250, f"Red to move {i}", size=14) for i in range(3)]
+
+    def drawing(runs: list) -> Drawing:  # type: ignore[type-arg]
+        d = Drawing(240, 270, grid=grid)
+        d.extend(board)
+        d.mark_base("kept-runs")
+        for run in runs:
+            d.extend(run) if isinstance(run, tuple) else d.add(run)
+        return d
+
+    steps = [
+        [status[0], *squares],
+        [status[1], *squares[:2], marked[2], *squares[3:]],  # a run goes, another comes (with the ring)
+        [status[1], *squares[:2], squares[2], marked[3], *squares[4:]],  # the ring moves to another run
+        [status[1], *squares[:3], ring, *squares[3:]],  # the ring on its own
+        [status[2], *squares[3:], *squares[:3]],  # runs in another order
+        [status[0], (), *squares],  # an empty run
+    ]
+    rng = random.Random(11)
+    for _ in range(40):
+        ringed = rng.randrange(8)  # the ring on one square at most
+        runs = [marked[i] if i == ringed else squares[i] for i in range(6) if rng.random() < 0.8]
+        rng.shuffle(runs) if rng.random() < 0.1 else None
+        steps.append([rng.choice(status), *runs])
+    steps += [  # a shape or a run twice: laid out from nothing, the next one shape by shape, then by runs again
+        [status[1], *squares],
+        [status[2], *squares, squares[0][1]],  # a shape twice (in a run and on its own)
+        [status[1], *squares],
+        [status[1], *squares[1:]],
+        [status[2], *squares[1:], squares[1]],  # a run twice
+        [status[1], *squares],
+        [status[1], *squares[2:]],
+    ]
+    by_shape = []
+    monkeypatch.setattr(draw_png, "_step", lambda *a: by_shape.append(a) or None)  # (then laid out from nothing)
+    draw_png.forget()
+    for runs in steps:
+        _same_as_painting_it_whole(drawing(runs))
+    assert len(by_shape) == 2, "a drawing handed as runs was laid out shape by shape"
+
+
+@pytest.mark.parametrize("name", ["trimac", "warpandweft", "tridchess"])
+def test_a_layout_from_the_position_before_is_the_layout_from_nothing(name: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The layout the next position's starts from the last one's (``_step_runs``, with shapes that take a
+    gone shape's place put there: ``_swaps``) must be the one ``_full`` makes from nothing: every tile's
+    shapes in the drawing's order, the same lone texts, the same tiles."""
+    game = games.load_game(name)
+    swapped = []
+    swaps = draw_png._swaps
+
+    def counted(*args):  # type: ignore[no-untyped-def]
+        got = swaps(*args)
+        swapped.append(len(got))
+        return got
+
+    monkeypatch.setattr(draw_png, "_swaps", counted)
+    draw_png.forget()
+    for seat in seats(game):
+        for state in positions(game, 30, seed=5):
+            drawing = game.draw(state, seat, names(game))
+            draw_png.to_png(drawing)
+            grid = draw_png._grid(drawing.width, drawing.height, drawing.grid)
+            base = draw_png._base(drawing, grid)
+            laid = draw_png._LAID[base.serial]
+            others = drawing.shapes[len(base.shapes):]
+            runs = drawing.runs[drawing.base_runs:] if base.shapes else drawing.runs
+            whole = draw_png._full(drawing.background, base, others, runs)
+            assert [[id(e[0]) for e in here] for here in laid.near] == [[id(e[0]) for e in here]
+                                                                        for here in whole.near]
+            assert laid.lone.keys() == whole.lone.keys()
+            assert all(map(operator.is_, laid.tiles, whole.tiles))
+    assert sum(swapped) > 0
+
+
 def test_text_put_together_from_glyphs_is_freetypes() -> None:
     """A new line of text (a status, a legend) is put together from kept glyphs as FreeType lays them
     out (issue 25); for any text, size and fraction of a pixel, the mask is the one FreeType renders,
@@ -312,3 +450,17 @@ def test_text_put_together_from_glyphs_is_freetypes() -> None:
         assert (left, top, mask.size) == (want_left, want_top, want.size), repr(text)
         assert ImageChops.difference(mask, want).getbbox() is None, repr(text)
     assert composed > 1200  # the glyphs make nearly every line
+
+
+def test_free_slots_are_the_first_ones_past_the_table_then_within_it() -> None:
+    """``_free_slots`` finds the free slots bit by bit: they must be the ones the plain loop over every slot
+    gives (past the table first, then within it, ascending), as many as wanted or all there are."""
+    import itertools
+
+    rng = random.Random(25)
+    for _ in range(5000):
+        size = rng.choice([0, 1, 100, 200, 255, 256])
+        used = rng.choice([0, rng.getrandbits(256), rng.getrandbits(256) & rng.getrandbits(256)])
+        wanted = rng.randrange(0, 300)
+        every = [slot for slot in itertools.chain(range(size, 256), range(size)) if not used >> slot & 1]
+        assert draw_png._free_slots(used, size, wanted) == every[:wanted], (size, wanted)
