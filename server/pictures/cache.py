@@ -163,7 +163,8 @@ def _drawn(key: str, game: Game, state: Any, players: list[str] | None,
     drawing = game.draw(state, seat, players)
     if drawing is None:
         return None
-    made = (to_png(drawing), drawing.title)
+    # The board's own last picture is where this one's layout starts (draw_png.to_png's lineage).
+    made = (to_png(drawing, (tuple(players or ()), seat)), drawing.title)
     _CACHE[key] = made
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)

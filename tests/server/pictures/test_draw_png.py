@@ -413,7 +413,7 @@ def test_a_layout_from_the_position_before_is_the_layout_from_nothing(name: str,
             draw_png.to_png(drawing)
             grid = draw_png._grid(drawing.width, drawing.height, drawing.grid)
             base = draw_png._base(drawing, grid)
-            laid = draw_png._LAID[base.serial]
+            laid = draw_png._LAID[(base.serial, None)]
             others = drawing.shapes[len(base.shapes):]
             runs = drawing.runs[drawing.base_runs:] if base.shapes else drawing.runs
             whole = draw_png._full(drawing.background, base, others, runs)
@@ -422,6 +422,40 @@ def test_a_layout_from_the_position_before_is_the_layout_from_nothing(name: str,
             assert laid.lone.keys() == whole.lone.keys()
             assert all(map(operator.is_, laid.tiles, whole.tiles))
     assert sum(swapped) > 0
+
+
+@pytest.mark.parametrize("name", ["trimac", "warpandweft"])
+def test_boards_drawn_in_turn_each_from_its_own_last_layout_are_the_same_bytes(name: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A deliverer draws its boards' moves in turn; each picture's layout starts from its own board's
+    last one (the lineage), not from another board's.  The bytes are those drawn with no lineage, and
+    each lineage is laid out from nothing once, then kept."""
+    game = games.load_game(name)
+    seat = seats(game)[-1]
+    boards = [positions(game, 10, seed=seed) for seed in (21, 22, 23)]
+    turns = [(b, i) for i in range(10) for b in range(len(boards)) if i < len(boards[b])]
+    draw_png.forget()
+    plain = [draw_png.to_png(game.draw(boards[b][i], seat, names(game))) for b, i in turns]
+    laid_out = []
+    full = draw_png._full
+    monkeypatch.setattr(draw_png, "_full", lambda *args: laid_out.append(1) or full(*args))
+    draw_png.forget()
+    by_board = [draw_png.to_png(game.draw(boards[b][i], seat, names(game)), ("board", b)) for b, i in turns]
+    assert by_board == plain
+    assert len(laid_out) == len(boards)  # once per board: every later picture stepped from its own
+    assert {key[1] for key in draw_png._LAID} == {("board", b) for b in range(len(boards))}
+
+
+def test_the_deliverers_pictures_follow_their_board(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """cache.spec_png draws with the board's players and the side it is seen from as the lineage."""
+    from server.pictures import cache
+
+    game = games.load_game("warpandweft")
+    state = positions(game, 3, seed=4)[-1]
+    seen = []
+    monkeypatch.setattr(cache, "to_png", lambda drawing, lineage=None: seen.append(lineage) or b"png")
+    cache.spec_png({"game": "warpandweft", "state": game.dump(state), "players": ["ann", "ben"]})
+    cache.spec_png({"game": "warpandweft", "state": game.dump(state), "players": ["cy", "di"], "seat": 1})
+    assert seen == [(("ann", "ben"), None), (("cy", "di"), 1)]
 
 
 def test_text_put_together_from_glyphs_is_freetypes() -> None:
