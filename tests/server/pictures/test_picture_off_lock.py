@@ -39,9 +39,9 @@ def test_no_picture_is_drawn_while_the_write_lock_is_held(players: Running, monk
     seen: list[bool] = []
     real = cache.to_png
 
-    def watched(drawing):  # type: ignore[no-untyped-def]
+    def watched(drawing, lineage=None):  # type: ignore[no-untyped-def]
         seen.append(not lock._is_owned())  # type: ignore[attr-defined]
-        return real(drawing)
+        return real(drawing, lineage)
 
     monkeypatch.setattr(cache, "to_png", watched)
     cache._CACHE.clear()
