@@ -62,7 +62,9 @@ class Database:
         #: SQLite's automatic WAL checkpoint is off on this engine's connections: a thread of
         #: ``serve``'s does it (store.checkpoints; ``checkpoint_in_background``).
         self.background_checkpoints = False
-        if self._file_lock is not None and self._file_lock.path is not None:
+        #: A SQLite file (not in memory): the only kind with a write-ahead log to checkpoint.
+        self._wal = self._file_lock is not None and self._file_lock.path is not None
+        if self._wal:
             @event.listens_for(self.engine, "connect")
             def _checkpoints(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
                 if self.background_checkpoints:
@@ -78,7 +80,7 @@ class Database:
         """No WAL checkpoint inside a commit on this engine's connections from now on (a SQLite
         file only; False otherwise): the caller runs ``store.checkpoints.Checkpointer``.  Pooled
         connections are closed, so every connection made from now on has it off."""
-        if self._file_lock is None or self._file_lock.path is None:
+        if not self._wal:
             return False
         self.background_checkpoints = True
         self.engine.dispose()

@@ -171,8 +171,15 @@ def test_errors_are_sqlalchemys_and_the_cursor_events_fire(db_url: str) -> None:
 
 def test_a_savepoint_begun_after_a_statement_still_rolls_back_what_follows(db_url: str) -> None:
     """The connection is kept per transaction *and* savepoint: a command's savepoint (the worker's
-    ``begin_nested``) must be emitted before its statements, or a refused command's writes stay."""
+    ``begin_nested``) must be emitted before its statements, or a refused command's writes stay.
+    SAVEPOINT, RELEASE and ROLLBACK TO go to the cursor (no Core statement through the execution
+    layer) and do what they did: a refused command's writes undone, a released one's kept, the
+    transaction's own writes kept either way."""
     db = _setup(db_url)
+    core_statements: list[str] = []
+    cursor_statements: list[str] = []
+    event.listen(db.engine, "before_execute", lambda _c, clause, *_: core_statements.append(str(clause)))
+    event.listen(db.engine, "before_cursor_execute", lambda _c, _cur, sql, *_: cursor_statements.append(sql))
     with db.transaction() as s:
         assert prepared.execute(s, _SECRET, {"name": "reply"}).first() is not None  # the connection, kept
         try:
@@ -181,32 +188,11 @@ def test_a_savepoint_begun_after_a_statement_still_rolls_back_what_follows(db_ur
                 raise RuntimeError("the command is refused")
         except RuntimeError:
             pass
-        prepared.execute(s, _INSERT_MOVE, {"board_id": 1, "ply": 10, "seat": 1, "move": "y8", "auto": False})
-    with db.transaction() as s:
-        assert [r.move for r in prepared.execute(s, _MOVES, {"board": 1})] == ["a1", "b2", "y8"]
-
-
-def test_savepoints_run_on_the_cursor_and_still_undo_and_keep(db_url: str) -> None:
-    """SAVEPOINT, RELEASE and ROLLBACK TO go to the cursor (no Core statement through the execution
-    layer), and do what they did: a refused command's writes undone, a released one's kept, the
-    transaction's own writes kept either way."""
-    db = _setup(db_url)
-    core_statements: list[str] = []
-    cursor_statements: list[str] = []
-    event.listen(db.engine, "before_execute", lambda _c, clause, *_: core_statements.append(str(clause)))
-    event.listen(db.engine, "before_cursor_execute", lambda _c, _cur, sql, *_: cursor_statements.append(sql))
-    with db.transaction() as s:
-        prepared.execute(s, _INSERT_MOVE, {"board_id": 1, "ply": 7, "seat": 0, "move": "c3", "auto": False})
-        try:
-            with s.begin_nested():
-                prepared.execute(s, _INSERT_MOVE, {"board_id": 1, "ply": 8, "seat": 1, "move": "z9", "auto": False})
-                raise RuntimeError("the command is refused")
-        except RuntimeError:
-            pass
         with s.begin_nested():
-            prepared.execute(s, _INSERT_MOVE, {"board_id": 1, "ply": 9, "seat": 0, "move": "d4", "auto": False})
+            prepared.execute(s, _INSERT_MOVE, {"board_id": 1, "ply": 10, "seat": 1, "move": "d4", "auto": False})
+        prepared.execute(s, _INSERT_MOVE, {"board_id": 1, "ply": 11, "seat": 0, "move": "y8", "auto": False})
     with db.transaction() as s:
-        assert [r.move for r in prepared.execute(s, _MOVES, {"board": 1})] == ["a1", "b2", "c3", "d4"]
+        assert [r.move for r in prepared.execute(s, _MOVES, {"board": 1})] == ["a1", "b2", "d4", "y8"]
     savepoint_sql = [sql for sql in cursor_statements if "SAVEPOINT" in sql.upper()]
     assert [sql.split()[0].upper() for sql in savepoint_sql] == ["SAVEPOINT", "ROLLBACK", "SAVEPOINT", "RELEASE"]
     assert not [sql for sql in core_statements if "SAVEPOINT" in sql.upper()]
