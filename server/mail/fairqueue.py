@@ -26,7 +26,7 @@ import itertools
 import time
 from datetime import datetime
 
-from sqlalchemy import Connection, bindparam, func, or_, select
+from sqlalchemy import Connection, bindparam, false, func, or_, select
 from sqlalchemy.orm import Session
 
 from server.mail.taken import COLUMNS, Taken
@@ -44,6 +44,11 @@ _HEADS = (select(Inbound.sender, func.min(Inbound.id), func.count())
           .group_by(Inbound.sender)
           .order_by(func.min(Inbound.id))
           .limit(bindparam("heads")))
+#: The players' tier's heads, each row also saying whether a stranger's message is claimable (an
+#: uncorrelated subquery: evaluated once, not per row).  A worker that takes the players' last
+#: message needs to know, and asking in the same statement saves one a move (issue 25).
+_KNOWN_HEADS = _HEADS.add_columns(
+    select(Inbound.id).where(*_CLAIMABLE, Inbound.known == false()).limit(1).exists().label("strangers"))
 #: One message, locked, if still claimable (another worker may have taken it meanwhile): as
 #: plain values (server/mail/taken.py), not an ORM object.
 _TAKE = select(*COLUMNS).where(Inbound.id == bindparam("id"), *_CLAIMABLE).with_for_update(skip_locked=True)
@@ -102,12 +107,11 @@ class FairQueue:
             if not known and not self.strangers.available():
                 self.more = False
                 return None
-            row, waiting = self._pick_tier(session, now, known)
+            row, waiting, strangers = self._pick_tier(session, now, known)
             if row is not None:
                 # More to do: another in this tier, or (taken from the players') a stranger's the
-                # bucket lets through -- one statement here, not a read transaction before the next claim.
-                self.more = waiting > 1 or (known and self.strangers.available() and core(
-                    session, _WAITING, {"now": now, "known": False}).first() is not None)
+                # bucket lets through -- asked with the heads, not in a read transaction before the next claim.
+                self.more = waiting > 1 or (known and strangers and self.strangers.available())
                 if not known:
                     self.strangers.take()
                 self.served[row.sender] = next(self.turn)
@@ -117,18 +121,21 @@ class FairQueue:
         self.more = False
         return None
 
-    def _pick_tier(self, session: Session, now: datetime, known: bool) -> tuple[Taken | None, int]:
-        """The row taken from one tier, and how many were claimable in it (up to MAX_HEADS senders)."""
+    def _pick_tier(self, session: Session, now: datetime, known: bool) -> tuple[Taken | None, int, bool]:
+        """The row taken from one tier, how many were claimable in it (up to MAX_HEADS senders),
+        and (players' tier) whether a stranger's message was claimable too."""
         # On the connection: nothing of the inbound table waits in the session (server.store.queries.core).
-        heads = core(session, _HEADS, {"now": now, "known": known, "heads": self.MAX_HEADS}).all()
+        heads = core(session, _KNOWN_HEADS if known else _HEADS,
+                     {"now": now, "known": known, "heads": self.MAX_HEADS}).all()
         waiting = sum(h[2] for h in heads) if len(heads) < self.MAX_HEADS else self.MAX_HEADS + 1
+        strangers = bool(heads[0][3]) if known and heads else False
         # Senders served longest ago (or never) first; among those, the oldest mail.
         order = sorted(heads, key=lambda h: (self.served.get(h[0], -1), h[1]))
-        for _, row_id, _ in order[:20]:
-            row = core(session, _TAKE, {"id": row_id, "now": now}).first()
+        for head in order[:20]:
+            row = core(session, _TAKE, {"id": head[1], "now": now}).first()
             if row is not None:
-                return Taken.of(row), waiting
-        return None, waiting
+                return Taken.of(row), waiting, strangers
+        return None, waiting, strangers
 
     def _forget(self) -> None:
         """Keep the turn table small: drop the senders served longest ago."""

@@ -124,20 +124,79 @@ def once_a_day(session: Session, key: str, now: datetime) -> bool:
     return count_today(session, key, now) == 1
 
 
-def admit(session: Session, settings: Settings, recipients: list[str], now: datetime) -> tuple[list[str], bool]:
-    """The recipients still under their daily cap (counted), and whether all of them are strangers."""
-    kept: list[str] = []
-    strangers = 0
-    for address in recipients:
-        key = address.lower()[:320]
-        stranger = is_stranger(session, key)
-        strangers += stranger
-        cap = settings.replies_per_stranger_day if stranger else settings.replies_per_recipient_day
-        if _count_one(session, key, now.date()) > cap:
-            log.warning("reply to %s dropped: more than %d replies today", address, cap)
-            continue
-        kept.append(address)
-    return kept, bool(recipients) and strangers == len(recipients)
+def _upsert_rows(insert, rows: int):  # type: ignore[no-untyped-def]
+    table = ReplyQuota.__table__
+    stmt = insert(table).values([{"address": bindparam(f"address_{i}"), "day": bindparam("day"),
+                                  "count": bindparam(f"amount_{i}")} for i in range(rows)])
+    return (stmt.on_conflict_do_update(index_elements=["address", "day"],
+                                       set_={"count": table.c.count + stmt.excluded.count})
+            .returning(table.c.address, table.c.count))
+
+
+#: The counts' upsert for several addresses at once, per dialect and number of addresses, built
+#: when first asked (a move's two board mails: one statement, not two: issue 25).
+_COUNT_ROWS: dict[tuple[str, int], object] = {}
+
+
+def _count_many(session: Session, amounts: dict[str, int], day: date) -> dict[str, int]:
+    """Add each address's amount to its count for ``day`` in one statement; the new counts.
+
+    The keys must be distinct (PostgreSQL refuses to update one row twice in a statement),
+    which the caller's dict makes so.  RETURNING gives its rows in no promised order: they
+    are matched by address.
+    """
+    if len(amounts) == 1:
+        [(address, amount)] = amounts.items()
+        return {address: _count_one(session, address, day, amount)}
+    dialect = session.get_bind().dialect.name
+    key = (dialect, len(amounts))
+    stmt = _COUNT_ROWS.get(key)
+    if stmt is None:
+        stmt = _COUNT_ROWS[key] = _upsert_rows(pg_insert if dialect == "postgresql" else sqlite_insert,
+                                               len(amounts))
+    params: dict[str, object] = {"day": day}
+    for i, (address, amount) in enumerate(amounts.items()):
+        params[f"address_{i}"], params[f"amount_{i}"] = address, amount
+    return {row[0]: row[1] for row in core(session, stmt, params).all()}  # type: ignore[arg-type]
+
+
+def admit_each(session: Session, settings: Settings, mails: list[list[str]],
+               now: datetime) -> list[tuple[list[str], bool]]:
+    """For each mail, its recipients still under their daily cap (counted), and whether all of
+    them are strangers; the recipients of all the mails counted in one statement.
+
+    Each address is counted once per mail it is on, as if the mails were
+    admitted one after the other: an address on ``k`` mails has its count
+    raised by ``k``, and its ``i``-th mail sees the count after ``i`` of
+    them (so a cap crossed inside the batch drops the later mails only).
+    """
+    amounts: dict[str, int] = {}
+    for recipients in mails:
+        for address in recipients:
+            key = address.lower()[:320]
+            amounts[key] = amounts.get(key, 0) + 1
+    counts = _count_many(session, amounts, now.date()) if amounts else {}
+    seen: dict[str, int] = {}
+    stranger_of: dict[str, bool] = {}
+    out: list[tuple[list[str], bool]] = []
+    for recipients in mails:
+        kept: list[str] = []
+        strangers = 0
+        for address in recipients:
+            key = address.lower()[:320]
+            if key not in stranger_of:
+                stranger_of[key] = is_stranger(session, key)
+            stranger = stranger_of[key]
+            strangers += stranger
+            seen[key] = seen.get(key, 0) + 1
+            count = (counts.get(key) or 0) - amounts[key] + seen[key]
+            cap = settings.replies_per_stranger_day if stranger else settings.replies_per_recipient_day
+            if count > cap:
+                log.warning("reply to %s dropped: more than %d replies today", address, cap)
+                continue
+            kept.append(address)
+        out.append((kept, bool(recipients) and strangers == len(recipients)))
+    return out
 
 
 def sent_last_hour(session: Session, now: datetime, stranger: bool | None = None) -> int:

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from server.core.config import Settings
 from server.mail.limits import cut
-from server.mail.quota import admit, short_for_stranger
+from server.mail.quota import admit_each, short_for_stranger
 from server.mail.wrapping import wrap_prose
 from server.pictures.cache import Picture, content_ids, html_page, related_part, spec_png
 from server.store.model import Outbox, utcnow
@@ -186,33 +186,39 @@ def parse_rendered(raw: bytes) -> EmailMessage:
 _INSERT_OUTBOX = insert(Outbox.__table__)  # the table, not the class: no ORM bulk-insert layer
 
 
-def queue(session: Session, settings: Settings, mail: Mail) -> None:
-    """Add ``mail`` to the outbox in the caller's transaction.
+def queue(session: Session, settings: Settings, *mails: Mail) -> None:
+    """Add ``mails`` to the outbox in the caller's transaction.
 
-    Its body is cut at the reply cap (and shorter for an address without an
+    Each body is cut at the reply cap (and shorter for an address without an
     account); recipients over their daily cap are dropped, and with them
-    the mail if none is left (server/mail/quota.py).  The row is written
-    with one Core INSERT: nothing reads it back in the transaction, and the
-    ORM's unit of work cost more than the statement (two board mails a move:
-    issue 25).
+    a mail if none is left (server/mail/quota.py).  The rows are written
+    with one Core INSERT (an executemany for several): nothing reads them
+    back in the transaction, and the ORM's unit of work cost more than the
+    statement.  A move queues its board mails together, so their recipients
+    are counted in one statement and the rows written in one (two board
+    mails a move: issue 25).
     """
-    recipients, strangers = admit(session, settings, list(mail.to), utcnow())
-    if not recipients:
-        return
-    mail.to = recipients
-    if settings.footer:  # the admin's footer, as a signature: replies quoting it are read without it
-        mail.body = mail.body.rstrip("\n") + "\n\n-- \n" + settings.footer + "\n"
-    mail.body = short_for_stranger(mail.body) if strangers and not mail.fixed else cut(mail.body)
-    if strangers:
-        mail.pictures = []  # no images for an address without an account: short means short
-    core(session, _INSERT_OUTBOX, dict(
-        envelope_from=settings.sender_address,
-        recipients=list(mail.to),
-        subject=mail.subject[:400],
-        # CRLF on the wire: smtplib sends bytes as they are.
-        message=render(settings, mail),
-        status="pending",
-        # Drawn by the deliverer, outside the command's locks (server.pictures.cache.fill).
-        pictures={p.key: p.spec for p in mail.pictures if p.png is None and p.spec is not None} or None,
-        stranger=strangers,
-    ))
+    rows = []
+    for mail, (recipients, strangers) in zip(
+            mails, admit_each(session, settings, [list(m.to) for m in mails], utcnow()), strict=True):
+        if not recipients:
+            continue
+        mail.to = recipients
+        if settings.footer:  # the admin's footer, as a signature: replies quoting it are read without it
+            mail.body = mail.body.rstrip("\n") + "\n\n-- \n" + settings.footer + "\n"
+        mail.body = short_for_stranger(mail.body) if strangers and not mail.fixed else cut(mail.body)
+        if strangers:
+            mail.pictures = []  # no images for an address without an account: short means short
+        rows.append(dict(
+            envelope_from=settings.sender_address,
+            recipients=list(mail.to),
+            subject=mail.subject[:400],
+            # CRLF on the wire: smtplib sends bytes as they are.
+            message=render(settings, mail),
+            status="pending",
+            # Drawn by the deliverer, outside the command's locks (server.pictures.cache.fill).
+            pictures={p.key: p.spec for p in mail.pictures if p.png is None and p.spec is not None} or None,
+            stranger=strangers,
+        ))
+    if rows:
+        core(session, _INSERT_OUTBOX, rows[0] if len(rows) == 1 else rows)

@@ -532,13 +532,15 @@ class Worker:
         """Queue the command's mails; True when one of them already goes to the sender."""
         sender = parsed.reply_to.lower()
         copy = False
+        mails = []
         for mail in result.mails:
             if sender in (a.lower() for a in mail.to):
                 if parsed.multiple:
                     continue  # the combined reply carries it
                 copy = copy or not result.confirm
                 mail.in_reply_to = parsed.message_id or None
-            queue(session, self.settings, mail)
+            mails.append(mail)
+        queue(session, self.settings, *mails)  # together: one statement counts, one writes (issue 25)
         return copy and not parsed.multiple
 
     def _error_mail(self, parsed: ParsedMail, shown: str, reason: str, subject: str,
