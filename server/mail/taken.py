@@ -21,10 +21,20 @@ from server.store.queries import core
 
 _TABLE = Inbound.__table__
 #: The columns a worker reads, in :class:`Taken`'s order (all but the timestamps and size it never
-#: looks at); a caller's own select of them (the fair queue's) makes a Taken with ``Taken.of``.
+#: looks at, and COPIED below); a caller's own select of them (the fair queue's) makes a Taken
+#: with ``Taken.of``.
 COLUMNS = tuple(_TABLE.c[name] for name in (
     "id", "mail_from", "rcpt_to", "sender", "known", "dedupe_key", "raw", "status", "tries", "commands_done",
     "results", "claimed_by", "claimed_until", "error", "done_at"))
+_EARLIER = _TABLE.alias("earlier")
+#: Whether an earlier row holds a copy of this mail (same Message-ID, sender and content: the
+#: dedupe key) that was not shunted: asked with the row itself, not in a statement of its own (a
+#: claim is on every mail's path: issue 25).  A correlated EXISTS on the key's index.
+COPIED = (select(_EARLIER.c.id)
+          .where(_EARLIER.c.dedupe_key == _TABLE.c.dedupe_key, _EARLIER.c.id < _TABLE.c.id,
+                 _EARLIER.c.status != "shunted")
+          .limit(1).exists().label("copied"))
+COLUMNS = (*COLUMNS, COPIED)
 #: One row by id, locked (FOR UPDATE: PostgreSQL; SQLite's write lock is already held).
 _LOCKED = select(*COLUMNS).where(_TABLE.c.id == bindparam("id")).with_for_update()
 #: What a worker changes: everything but the mail itself, which only ``slim`` shortens.
@@ -58,6 +68,8 @@ class Taken:
     claimed_until: datetime | None
     error: str | None
     done_at: datetime | None
+    #: An earlier, not shunted row holds the same mail (COPIED): this one is a duplicate.
+    copied: bool = False
     #: The mail as stored: ``save`` writes ``raw`` only once ``slim`` has replaced it.
     stored_raw: bytes = field(init=False, repr=False, compare=False)
 

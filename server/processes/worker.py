@@ -22,7 +22,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TypeVar
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import select
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -52,8 +52,7 @@ from server.mail.taken import Taken
 from server.mail.wrapping import wrap, wrap_indented
 from server.pictures.cache import Picture, wanted_by
 from server.store.database import Backoff, Database, worker_name
-from server.store.model import Board, Inbound, utcnow
-from server.store.queries import core
+from server.store.model import Board, utcnow
 from server.store.resources import render_template
 
 log = logging.getLogger("pbmserv.worker")
@@ -139,13 +138,6 @@ def error_references(settings: Settings, words: list[str], exc: Exception) -> li
 
 #: What a mail with no command line at all is told (in full: templates/no_command.txt).
 NO_COMMAND = "Your mail held no command."
-
-
-#: An earlier copy of the message (same dedupe key) not shunted: built once, asked for every mail.
-_EARLIER_COPY = (select(Inbound.id)
-                 .where(Inbound.dedupe_key == bindparam("key"), Inbound.id < bindparam("id"),
-                        Inbound.status != "shunted")
-                 .limit(1))
 
 
 class Worker:
@@ -327,7 +319,7 @@ class Worker:
         # now, the mark cost an UPDATE of its own before the first query,
         # and within the claiming transaction the row lock (PostgreSQL) or
         # the write lock (SQLite) already keeps every other worker off it.
-        if row.commands_done == 0 and self._is_duplicate(session, row.id, row.dedupe_key):
+        if row.commands_done == 0 and row.copied:
             reason = f"same Message-ID, sender and content as an earlier one ({row.dedupe_key[:40]})"
             log.info("inbound %d from %r dropped as a duplicate: %s", row.id, row.mail_from, reason)
             self._finish_quietly(session, row, "duplicate", reason)
@@ -374,10 +366,6 @@ class Worker:
                                   f"({budget:g} CPU seconds). Send the rest in another mail.")
             log.warning("inbound %s from %r: CPU budget of %g s spent after %.1f s; the rest is refused",
                         self.current, parsed.reply_to, budget, spent)
-
-    @staticmethod
-    def _is_duplicate(session: Session, inbound_id: int, key: str) -> bool:
-        return core(session, _EARLIER_COPY, {"key": key, "id": inbound_id}).first() is not None
 
     def _finish_quietly(self, session: Session, row: Taken, status: str, reason: str | None) -> None:
         row.claimed_by = self.name

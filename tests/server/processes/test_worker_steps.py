@@ -264,6 +264,23 @@ def test_a_mail_that_kills_the_process_three_times_is_set_aside_and_its_sender_t
     assert Worker(desk.db, desk.settings).run_once() is False  # set aside: never taken again
 
 
+def test_a_mail_set_aside_and_sent_again_is_applied_not_dropped_as_a_duplicate(desk: Desk,
+                                                                                tmp_path: Path) -> None:
+    """The set-aside notice tells the sender it was not applied: the same mail sent again (same
+    Message-ID, sender and content) is a new try, not a copy of one applied."""
+    sent = make_mail(ALICE, ADDRESS, "help")
+    first = desk.store(sent.as_bytes(), ALICE)
+    assert crash_three_times(desk, first, tmp_path / "inflight")[-1] == ("shunted", 3)
+    again = desk.store(sent.as_bytes(), ALICE)
+    Worker(desk.db, desk.settings).process(again)
+    applied = desk.read(again)
+    assert (applied.status, applied.error) == ("done", None)
+    # ... while a copy of a mail that was applied is dropped.
+    copy = desk.store(sent.as_bytes(), ALICE)
+    Worker(desk.db, desk.settings).process(copy)
+    assert desk.read(copy).status == "duplicate"
+
+
 def test_a_set_aside_notice_that_cannot_be_queued_does_not_stop_the_set_aside(
         desk: Desk, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """The outbox refuses every insert (a real SQLite trigger): the mail is set aside all the same,
