@@ -180,7 +180,7 @@ class _Patch:
     """Pixels as colour ids; their colours, and their palette slots in a view's table, worked out when
     first asked (a view with a table never asks for the colours: see ``_slotted``)."""
 
-    __slots__ = ("ids", "serial", "_colours", "_slots")
+    __slots__ = ("ids", "serial", "_colours", "_slots", "patched")
 
     def __init__(self, ids: np.ndarray) -> None:
         self.ids = ids
@@ -189,6 +189,9 @@ class _Patch:
         self._colours: tuple[int, ...] | None = None
         #: table serial -> the pixels' slots in that table (``_slots_of``).
         self._slots: dict[int, _Slotted] = {}
+        #: A tile made from another by writing boxes into it (``_patched``): that tile's slots and the boxes
+        #: (row and column slices), until this one's slots are made from them (``_slots_of``); else None.
+        self.patched: tuple[dict[int, _Slotted], list[tuple[slice, slice]]] | None = None
 
     @property
     def colours(self) -> tuple[int, ...]:
@@ -461,11 +464,17 @@ def _png(drawing: Drawing, palette: bytes, streams: list[tuple[bytes, int, int]]
     adler = 1
     for _, check, length in streams:
         adler = _adler_combine(adler, check, length)
-    # zlib header, the bands' deflate blocks, an empty final block, the Adler-32 of all rows.
-    idat = b"\x78\x01" + b"".join([made[0] for made in streams]) + b"\x03\x00" + adler.to_bytes(4, "big")
+    # IDAT: the zlib header, the bands' deflate blocks, an empty final block, the Adler-32 of all rows.  Its
+    # pieces go into the file in one join, its CRC taken piece by piece: joining the IDAT, then its chunk,
+    # then the file copied the ~45 KB three more times (fresh memory each: 40 us a TriMac picture).
+    pieces = [b"\x78\x01", *[made[0] for made in streams], b"\x03\x00" + adler.to_bytes(4, "big")]
+    crc = isal_zlib.crc32(b"IDAT")
+    for piece in pieces:
+        crc = isal_zlib.crc32(piece, crc)
     header = drawing.width.to_bytes(4, "big") + drawing.height.to_bytes(4, "big") + bytes([8, 3, 0, 0, 0])
     return b"".join([b"\x89PNG\r\n\x1a\n", _chunk(b"IHDR", header), _chunk(b"PLTE", palette),
-                     _chunk(b"IDAT", idat), _chunk(b"IEND", b"")])
+                     sum(map(len, pieces)).to_bytes(4, "big") + b"IDAT", *pieces, crc.to_bytes(4, "big"),
+                     _chunk(b"IEND", b"")])
 
 
 @cache
@@ -713,6 +722,8 @@ def _mask(present: np.ndarray) -> int:
 def _slots_of(patch: _Patch, table: _Slots) -> _Slotted:
     """A patch's pixels in ``table``'s slots, kept on the patch (a tile is used again move after move)."""
     got = patch._slots.get(table.serial)
+    if got is None and patch.patched is not None:
+        got = _patched_slots(patch, table)
     if got is None:
         slots = table.lookup().take(patch.ids, mode="clip")
         if slots.max() == 256:  # colours without a slot (rare): where they are
@@ -722,6 +733,31 @@ def _slots_of(patch: _Patch, table: _Slots) -> _Slotted:
         else:
             got = _Slotted(slots.astype(np.uint8), frozenset(), None)
         patch._slots[table.serial] = got
+    return got
+
+
+def _patched_slots(patch: _Patch, table: _Slots) -> _Slotted | None:
+    """A patched tile's slots from the tile it was made from (``_Patch.patched``): its slots copied and the
+    boxes' looked up, or None where that tile's slots in this table were not made, or either has colours
+    without a slot (then the whole tile is looked up).
+
+    Why: a TriMac move patches ten tiles in their changed boxes (a quarter of each, about), and looking up
+    every pixel of each (a gather of 2,304 ids, its maximum, a cast) was most of their slots' cost.  The
+    same array: outside the boxes the ids are the other tile's, so their slots are too."""
+    kept, boxes = patch.patched  # type: ignore[misc]
+    patch.patched = None
+    was = kept.get(table.serial)
+    if was is None or was.spots is not None:
+        return None
+    lut = table.lookup()
+    index = was.index.copy()
+    for rows, cols in boxes:
+        slots = lut.take(patch.ids[rows, cols], mode="clip")
+        if slots.max() == 256:
+            return None
+        index[rows, cols] = slots
+    got = _Slotted(index, frozenset(), None)
+    patch._slots[table.serial] = got
     return got
 
 
@@ -1291,6 +1327,7 @@ def _patched(background: str, base: _Base, t: int, infos: list[_SHAPE], before: 
     x, y = base.grid.xs[c], base.grid.ys[r]
     x1, y1 = base.grid.xs[c + 1], base.grid.ys[r + 1]
     ids = None
+    written: list[tuple[slice, slice]] = []
     for i, box in enumerate(boxes):
         bx0, by0, bx1, by1 = box
         ix0, iy0, ix1, iy1 = max(x, bx0), max(y, by0), min(x1, bx1), min(y1, by1)
@@ -1301,8 +1338,15 @@ def _patched(background: str, base: _Base, t: int, infos: list[_SHAPE], before: 
             got = painted[i] = _paint_box(background, base, box, near, lone, place)
         if ids is None:
             ids = before.ids.copy()
-        ids[iy0 - y:iy1 - y, ix0 - x:ix1 - x] = got[iy0 - by0:iy1 - by0, ix0 - bx0:ix1 - bx0]
-    tile = before if ids is None else _Patch(ids)
+        where = (slice(iy0 - y, iy1 - y), slice(ix0 - x, ix1 - x))
+        ids[where] = got[iy0 - by0:iy1 - by0, ix0 - bx0:ix1 - bx0]
+        written.append(where)
+    if ids is None:
+        tile = before
+    else:
+        tile = _Patch(ids)
+        if before._slots:  # (before's slots, not before: a tile never holds a chain of the tiles before it)
+            tile.patched = (before._slots, written)
     _remember(_TILES, key, tile, TILE_CACHE)
     return tile
 
@@ -1742,7 +1786,16 @@ def _glyph_mask(text: str, size: int, anchor: str, fx: float, fy: float) -> tupl
     x0 = int(at_x) + left + _pixel(_c_round((np.float32(-x_min) + np.float32(fx)) * np.float32(64)))
     y0 = int(at_y) + top - _pixel(_c_round((np.float32(-y_max) - np.float32(fy)) * np.float32(64)))
     mask = Image.new("L", (x_max - x_min + 5, y_max - y_min + 5), 0)
-    core = mask.im
+    if _words_inked(mask.im, size, text, pens, x0, y0):
+        return mask, left - 2, top - 2
+    mask = Image.new("L", mask.size, 0)
+    return (mask, left - 2, top - 2) if _glyphs_inked(mask.im, size, text, glyphs, pens, x0, y0) else None
+
+
+def _glyphs_inked(core: Any, size: int, text: str, glyphs: Sequence[_Glyph], pens: Sequence[int], x0: int,
+                  y0: int) -> bool:
+    """Paste each glyph's ink into ``core`` (an "L" mask) from the pen at (x0, y0); False where a glyph's
+    ink reaches past its inked neighbour's (then FreeType renders the text)."""
     # Each glyph's ink may meet its inked neighbours' (``_pair_ink``), no farther glyph's.
     reach = last_right = -(1 << 30)
     last = -1
@@ -1751,7 +1804,7 @@ def _glyph_mask(text: str, size: int, anchor: str, fx: float, fy: float) -> tupl
         if g.ink_left == g.ink_right:
             continue
         if p + g.ink_left < reach:
-            return None
+            return False
         x, y = x0 + p + g.ox, y0 + g.oy
         core.paste(255, (x, y, x + g.mask.width, y + g.mask.height), g.mask.im)
         if last >= 0 and p + g.ink_left < last_right:
@@ -1760,7 +1813,60 @@ def _glyph_mask(text: str, size: int, anchor: str, fx: float, fy: float) -> tupl
         reach, last_right, last = max(reach, last_right), p + g.ink_right, i
     for x, y in extras:
         core.putpixel((x, y), 255)
-    return mask, left - 2, top - 2
+    return True
+
+
+def _words_inked(core: Any, size: int, text: str, pens: Sequence[int], x0: int, y0: int) -> bool:
+    """``_glyphs_inked`` a word at a time (the text cut at its spaces, each word's ink kept: ``_word_ink``);
+    False where that is not sure to be the same (a space with ink, a word whose ink reaches back to an
+    earlier word's), or a glyph's ink reaches past its neighbour's (``core`` may then be written).
+
+    Why: the legend line is new with every TriMac move and pasting its ~50 glyphs one by one was most of
+    its mask; its words come again (``Turn``, ``order:``, ``Last:``, a seat's name), so it is ~9 pastes.
+    The same mask: pasting is a union (255 where any glyph or pair has ink), each word's ink is its glyphs'
+    laid out from its pen exactly as in the line (whole-pixel advances), and where every glyph of a word
+    starts right of every earlier glyph's ink, no pair across words blends (``_pair_ink``) and the
+    neighbours' test sees what it sees within the word."""
+    if _glyph(size, " ").ink_left != _glyph(size, " ").ink_right:
+        return False
+    running = -(1 << 30)  # the rightmost ink of the words so far, from the text's pen
+    start = 0
+    for word in text.split(" "):
+        if word:
+            got = _word_ink(size, word)
+            if got is None:
+                return False
+            if got:
+                bits, bx, by, lo, hi = got
+                p = pens[start]
+                if p + lo < running:
+                    return False
+                x, y = x0 + p + bx, y0 + by
+                core.paste(255, (x, y, x + bits.size[0], y + bits.size[1]), bits)
+                running = p + hi
+        start += len(word) + 1
+    return True
+
+
+@lru_cache(maxsize=4096)
+def _word_ink(size: int, word: str) -> tuple[Any, int, int, int, int] | tuple[()] | None:
+    """A word's ink as ``_glyphs_inked`` lays it out from its pen at (0, 0): a one-bit core image, where
+    its corner goes, and the leftmost and rightmost ink of its glyphs; () where it has no ink, None where a
+    glyph's ink reaches past its neighbour's.  (The caller has checked its advances are whole pixels.)"""
+    glyphs = [_glyph(size, c) for c in word]
+    pens = list(accumulate((g.advance >> 6 for g in glyphs[:-1]), initial=0))
+    inked = [(p, g) for p, g in zip(pens, glyphs, strict=True) if g.ink_left != g.ink_right]
+    if not inked:
+        return ()
+    bx = min(p + g.ox for p, g in inked)
+    by = min(g.oy for _, g in inked)
+    w = max(p + g.ox + g.mask.width for p, g in inked) - bx
+    h = max(g.oy + g.mask.height for _, g in inked) - by
+    mask = Image.new("L", (w, h), 0)
+    if not _glyphs_inked(mask.im, size, word, glyphs, pens, -bx, -by):
+        return None
+    return (mask.convert("1", dither=Image.Dither.NONE).im, bx, by, min(p + g.ink_left for p, g in inked),
+            max(p + g.ink_right for p, g in inked))
 
 
 @cache

@@ -13,6 +13,7 @@ renderer before it, whose palette lookup rounded colours by a few levels.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import operator
 import random
@@ -498,3 +499,69 @@ def test_free_slots_are_the_first_ones_past_the_table_then_within_it() -> None:
         wanted = rng.randrange(0, 300)
         every = [slot for slot in itertools.chain(range(size, 256), range(size)) if not used >> slot & 1]
         assert draw_png._free_slots(used, size, wanted) == every[:wanted], (size, wanted)
+
+
+@pytest.mark.parametrize("thinned", [False, True])
+def test_a_patched_tiles_slots_from_the_tile_before_are_its_own(thinned: bool, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A tile painted again in its changed boxes (``_patched``) gets its palette slots from the tile it was
+    made from, with the boxes looked up (``_patched_slots``): they must be the lookup of the whole tile.
+    ``thinned``: a TriMac table lacking every third colour (then such tiles are looked up whole, and must
+    still be right where the boxes' colours all have slots)."""
+    game = games.load_game("trimac")
+    if thinned:
+        for key in {game.draw(state, seat, names(game)).base_key for state in positions(game, 1, seed=1)
+                    for seat in seats(game)}:
+            listed = (draw_png.SLOTS.get(key) or draw_png.SLOTS[key.partition("-")[0]]).split()
+            monkeypatch.setitem(draw_png.SLOTS, key, " ".join(w for i, w in enumerate(listed) if i % 3))
+    draw_png._slot_table.cache_clear()
+    draw_png._slots.cache_clear()
+    made = draw_png._patched_slots
+    checked = []
+
+    def compared(patch, table):  # type: ignore[no-untyped-def]
+        got = made(patch, table)
+        if got is not None:
+            slots = table.lookup().take(patch.ids, mode="clip")
+            assert slots.max() < 256 and got.spots is None and not got.spare
+            assert np.array_equal(got.index, slots.astype(np.uint8))
+            checked.append(patch)
+        return got
+
+    monkeypatch.setattr(draw_png, "_patched_slots", compared)
+    try:
+        draw_png.forget()
+        for seat in (0, 1):
+            for state in positions(game, 30, seed=6):
+                draw_png.to_png(game.draw(state, seat, names(game)))
+    finally:
+        monkeypatch.undo()
+        draw_png._slot_table.cache_clear()
+        draw_png._slots.cache_clear()
+        draw_png.forget()
+    assert len(checked) > 100 or thinned  # (thinned: the background lacks a slot, so tiles are looked up whole)
+
+
+def test_text_put_together_a_word_at_a_time_is_glyph_by_glyph() -> None:
+    """``_words_inked`` (a line's words' kept ink) must give the mask ``_glyphs_inked`` gives glyph by glyph,
+    and be used for most lines (the legend: it fails if a word is pasted a pixel off or a pair across words
+    is missed, which test_text_put_together_from_glyphs_is_freetypes would catch only against FreeType)."""
+    import string
+
+    rng = random.Random(28)
+    chars = string.ascii_letters + string.digits + "  .,:;-()!?'/j"
+    words = 0
+    for _ in range(800):
+        text = "".join(rng.choice(chars) for _ in range(rng.randint(1, 50)))
+        size = rng.choice([16, 22, 24, 26, 32])
+        glyphs = [draw_png._glyph(size, c) for c in text]
+        if any(g.advance & 63 for g in glyphs):
+            continue
+        pens = [0, *itertools.accumulate(g.advance >> 6 for g in glyphs[:-1])]
+        shape = (sum(g.advance >> 6 for g in glyphs) + 80, 80)
+        by_words, by_glyphs = Image.new("L", shape, 0), Image.new("L", shape, 0)
+        if not draw_png._glyphs_inked(by_glyphs.im, size, text, glyphs, pens, 30, 30):
+            continue
+        if draw_png._words_inked(by_words.im, size, text, pens, 30, 30):
+            words += 1
+            assert ImageChops.difference(by_words, by_glyphs).getbbox() is None, repr(text)
+    assert words > 500
