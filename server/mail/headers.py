@@ -48,7 +48,7 @@ def field(msg: Message, name: str) -> str:
 
 _DOT_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
 #: One bare address (RFC 5322 dot-atom on both sides of the @).
-_BARE_ADDRESS = re.compile(f"{_DOT_ATOM}@{_DOT_ATOM}")
+BARE_ADDRESS = re.compile(f"{_DOT_ATOM}@{_DOT_ATOM}")
 #: A Message-ID of the common form.
 _PLAIN_MSGID = re.compile(f"<{_DOT_ATOM}@{_DOT_ATOM}>")
 #: Fields ``policy.default`` reads with a parser of their own (every other name is unstructured).
@@ -65,7 +65,7 @@ def _plain(key: str, raw: str) -> str | None:
     if key not in _STRUCTURED:
         return raw
     if key in _ADDRESS_FIELDS:
-        return raw if _BARE_ADDRESS.fullmatch(raw) else None
+        return raw if BARE_ADDRESS.fullmatch(raw) else None
     if key == "message-id":
         return raw if _PLAIN_MSGID.fullmatch(raw) else None
     return None

@@ -5,7 +5,9 @@ The reference is the standard library itself: every value, plain or not,
 must come out of ``field`` exactly as ``policy.default.header_fetch_parse``
 gives it.  The values are drawn near the fast path's edges: bare addresses
 and display names, quoted strings and comments, encoded words, tabs and
-runs of spaces, Message-IDs with and without their brackets.
+runs of spaces, Message-IDs with and without their brackets.  The address of a From-like
+field (``parse._address``, which skips ``parseaddr`` for one bare address)
+must be ``parseaddr``'s on the decoded field.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ from __future__ import annotations
 import string
 from email import policy
 from email.parser import BytesParser
+from email.utils import parseaddr
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.mail.headers import _plain, field
+from server.mail.parse import _address
 
 NAMES = ["Subject", "From", "Reply-To", "To", "Cc", "Sender", "Message-ID", "Auto-Submitted", "Precedence",
          "X-Ack", "X-Loop", "Date", "Content-Type", "MIME-Version"]
@@ -70,3 +74,15 @@ def test_the_plain_shapes_skip_the_header_objects() -> None:
                        ("message-id", "abc@x"), ("date", "Fri, 27 Nov 2026 10:00:00 +0000"),
                        ("content-type", "text/plain")]:
         assert _plain(key, value) is None, (key, value)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(name=st.sampled_from(["From", "Reply-To", "Sender"]), value=near)
+def test_an_address_is_read_as_parseaddr_reads_the_decoded_field(name: str, value: str) -> None:
+    """parse._address answers a bare address without parseaddr (issue 25): the same answer."""
+    msg = _parsed(name, value)
+    try:
+        expected = parseaddr(field(msg, name))[1]
+    except Exception:
+        expected = ""
+    assert _address(msg, name) == expected
