@@ -198,6 +198,14 @@ def test_colours_without_a_slot_take_free_ones_the_same_cold_and_warm(name: str,
         draw_png.forget()
 
 
+def thin_tables(game, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The game's palette tables without every third colour, so pictures carry colours without a slot."""
+    for key in {game.draw(state, seat, names(game)).base_key for state in positions(game, 1, seed=1)
+                for seat in seats(game)}:
+        listed = (draw_png.SLOTS.get(key) or draw_png.SLOTS[key.partition("-")[0]]).split()
+        monkeypatch.setitem(draw_png.SLOTS, key, " ".join(w for i, w in enumerate(listed) if i % 3))
+
+
 @pytest.mark.parametrize(("name", "thinned"), [(g.name, False) for g in GAMES] + [("trimac", True)])
 def test_a_band_made_from_the_last_pictures_band_is_the_band_put_together(name: str, thinned: bool,
                                                                           monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -207,10 +215,7 @@ def test_a_band_made_from_the_last_pictures_band_is_the_band_put_together(name: 
     lacks every third colour, so bands carry such colours from the last picture and from new tiles."""
     game = games.load_game(name)
     if thinned:
-        for key in {game.draw(state, seat, names(game)).base_key for state in positions(game, 1, seed=1)
-                    for seat in seats(game)}:
-            listed = (draw_png.SLOTS.get(key) or draw_png.SLOTS[key.partition("-")[0]]).split()
-            monkeypatch.setitem(draw_png.SLOTS, key, " ".join(w for i, w in enumerate(listed) if i % 3))
+        thin_tables(game, monkeypatch)
     draw_png._slot_table.cache_clear()
     draw_png._slots.cache_clear()
     made = draw_png._band_slots_from
@@ -509,10 +514,7 @@ def test_a_patched_tiles_slots_from_the_tile_before_are_its_own(thinned: bool, m
     still be right where the boxes' colours all have slots)."""
     game = games.load_game("trimac")
     if thinned:
-        for key in {game.draw(state, seat, names(game)).base_key for state in positions(game, 1, seed=1)
-                    for seat in seats(game)}:
-            listed = (draw_png.SLOTS.get(key) or draw_png.SLOTS[key.partition("-")[0]]).split()
-            monkeypatch.setitem(draw_png.SLOTS, key, " ".join(w for i, w in enumerate(listed) if i % 3))
+        thin_tables(game, monkeypatch)
     draw_png._slot_table.cache_clear()
     draw_png._slots.cache_clear()
     made = draw_png._patched_slots
