@@ -17,12 +17,11 @@ from sqlalchemy.exc import IntegrityError
 
 from server.boards.boards import _INSERT_MOVE, _MOVES
 from server.boards.watchers import _FOLLOWS
-from server.mail.fairqueue import _HEADS, _TAKE, _WAITING
+from server.mail.fairqueue import _HEADS, _KNOWN_HEADS, _TAKE, _WAITING
 from server.mail.quota import _COUNT
 from server.mail.replies import _INSERT_OUTBOX
 from server.mail.taken import _LOCKED, _SAVE
 from server.mail.tokens import _SECRET
-from server.processes.worker import _EARLIER_COPY
 from server.store import prepared
 from server.store.database import Database
 from server.store.model import Board, GameFollow, Inbound, Move, Outbox, ServerSecret, User
@@ -60,8 +59,8 @@ READS: list[tuple[Any, dict[str, Any]]] = [
     (_WAITING, {"now": NOW, "known": True}),
     (_TAKE, {"id": 1, "now": NOW}),
     (_LOCKED, {"id": 2}),
-    (_EARLIER_COPY, {"key": "k0", "id": 3}),
-    (_EARLIER_COPY, {"key": "k0", "id": 1}),
+    (_LOCKED, {"id": 3}),  # an earlier copy (row 1: the same dedupe key): ``copied``
+    (_KNOWN_HEADS, {"now": NOW, "known": True, "heads": 5}),  # with a stranger's mail waiting (row 3)
     (_SECRET, {"name": "reply"}),
     (_MOVES, {"board": 1}),
     (_FOLLOWS, {"board": 1, "game": "tictactoe", "created": NOW}),
