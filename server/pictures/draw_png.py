@@ -53,7 +53,10 @@ the whole drawing at twice its size, reducing, quantizing and encoding cost
   bands' streams one after another, so a move re-encodes only the bands it
   changed, and the status and legend lines only their own rows.  Deflate is
   ISA-L's (``isal``): level 1 is 3-8x faster than zlib's on these pictures
-  and the files come out smaller.
+  and the files come out smaller.  A band's first byte is stored and the
+  rest deflated with it as the dictionary: ISA-L's first call without
+  history files one position by the compressor's address, which made the
+  bytes depend on the heap (``_STORED_BYTE``).
 
 Because every tile, overlay and band is a pure function of its key (and
 the colour ids, which are the process's history, never reach the PNG but
@@ -107,6 +110,17 @@ _PAD = 2
 _SERIALS = itertools.count(1)
 _TWO_LEVELS = [0] * 128 + [255] * 128
 _ADLER = 65521
+#: A stored block's header for one byte (not the last block; a band's stream starts on a byte boundary): each
+#: band's stream is its first byte so, then ISA-L's deflate of the rest with that byte as its dictionary.
+#: Why (issue 28): ISA-L's level 1 (2.32, ``igzip_icf_body_h1_gr_bt.asm``, ``.write_first_byte``), on a
+#: stream's first call without history, files the third byte's position under a hash taken from a register
+#: that still holds the stream's own address (bits 16-47 of the ``isal_zstream``), not from the data; where
+#: that bucket is later looked up before it is written (after a run of literals ISA-L skips without hashing),
+#: the match found is another of the same bytes (a distance 2 longer or shorter: the same length, the same
+#: rows).  So the stream depended on where the heap put the compressor: about 1 in 6,000 addresses for a
+#: TriDChess band (5 of 30,000, all of one bucket).  With a dictionary ISA-L starts with history and never
+#: takes that path.  Five bytes a band.
+_STORED_BYTE = b"\x00\x01\x00\xfe\xff"
 
 
 @cache
@@ -453,8 +467,13 @@ def _stream(key: tuple, band: _Band, lut: np.ndarray | None, slotted: _Slotted |
             raw = slotted.index.copy()
             ys, xs, ids = slotted.spots
             raw[ys, xs] = lut.take(ids)  # type: ignore[union-attr]
-        packer = isal_zlib.compressobj(1, isal_zlib.DEFLATED, -15)  # deflated as it is, not copied to bytes
-        made = (packer.compress(raw) + packer.flush(isal_zlib.Z_SYNC_FLUSH), isal_zlib.adler32(raw), raw.nbytes)
+        # Its first byte (the first row's filter byte) goes as a stored block of its own, and ISA-L deflates
+        # the rest with that byte as its dictionary (``_STORED_BYTE``: why).  Deflated as it is, not copied.
+        flat = raw.reshape(-1)
+        first = flat[:1].tobytes()
+        packer = isal_zlib.compressobj(1, isal_zlib.DEFLATED, -15, zdict=first)
+        made = (_STORED_BYTE + first + packer.compress(flat[1:]) + packer.flush(isal_zlib.Z_SYNC_FLUSH),
+                isal_zlib.adler32(raw), raw.nbytes)
         _remember(_STREAMS, key, made, STREAM_CACHE)
     return made
 
