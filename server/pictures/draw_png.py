@@ -112,8 +112,8 @@ _TWO_LEVELS = [0] * 128 + [255] * 128
 _ADLER = 65521
 #: A stored block's header for one byte (not the last block; a band's stream starts on a byte boundary): each
 #: band's stream is its first byte so, then ISA-L's deflate of the rest with that byte as its dictionary.
-#: Why (issue 28): ISA-L's level 1 (2.32, ``igzip_icf_body_h1_gr_bt.asm``, ``.write_first_byte``), on a
-#: stream's first call without history, files the third byte's position under a hash taken from a register
+#: Why (issue 25: a re-sent board mail carries the same picture): ISA-L's level 1 (2.32,
+#: ``igzip_icf_body_h1_gr_bt.asm``, ``.write_first_byte``), on a stream's first call without history, files the third byte's position under a hash taken from a register
 #: that still holds the stream's own address (bits 16-47 of the ``isal_zstream``), not from the data; where
 #: that bucket is later looked up before it is written (after a run of literals ISA-L skips without hashing),
 #: the match found is another of the same bytes (a distance 2 longer or shorter: the same length, the same

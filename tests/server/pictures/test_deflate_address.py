@@ -1,4 +1,4 @@
-"""A band's deflate stream is the same wherever the compressor sits in memory (issue 28).
+"""A band's deflate stream is the same wherever the compressor sits in memory (issue 25).
 
 test_png_history.py failed about one run in six at its heavy settings, always
 with "only the deflate streams differ".  Every captured failure (seven, on
@@ -113,7 +113,7 @@ def test_isal_alone_depends_on_the_address() -> None:
 
 def test_band_stream_is_the_same_wherever_the_compressor_is(monkeypatch: pytest.MonkeyPatch) -> None:
     """``_stream`` gives the same bytes for the same rows from compressors in different buckets, the
-    first one in the bucket the band looks up stale (main before issue 28 gave other bytes for it)."""
+    first one in the bucket the band looks up stale (main before this fix gave other bytes for it)."""
     calls: list[tuple[tuple, dict]] = []
     queue: list = []
 
@@ -131,7 +131,7 @@ def test_band_stream_is_the_same_wherever_the_compressor_is(monkeypatch: pytest.
         if packer is not None:
             queue.append(packer)
         band = types.SimpleNamespace(ids=np.frombuffer(data, dtype=np.uint8).reshape(ROWS, WIDTH).astype(np.uint16))
-        got = draw_png._stream(("issue 28", key), band, lut)  # type: ignore[arg-type]
+        got = draw_png._stream(("deflate address", key), band, lut)  # type: ignore[arg-type]
         assert not queue
         assert got[1:] == (zlib.adler32(data), len(data))
         assert _inflate(got[0]) == data
