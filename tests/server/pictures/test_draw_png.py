@@ -198,12 +198,32 @@ def test_colours_without_a_slot_take_free_ones_the_same_cold_and_warm(name: str,
         draw_png.forget()
 
 
-def thin_tables(game, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """The game's palette tables without every third colour, so pictures carry colours without a slot."""
-    for key in {game.draw(state, seat, names(game)).base_key for state in positions(game, 1, seed=1)
-                for seat in seats(game)}:
-        listed = (draw_png.SLOTS.get(key) or draw_png.SLOTS[key.partition("-")[0]]).split()
-        monkeypatch.setitem(draw_png.SLOTS, key, " ".join(w for i, w in enumerate(listed) if i % 3))
+def draw_watched(game, monkeypatch, sides, seeds, moves: int) -> None:  # type: ignore[no-untyped-def]
+    """Draw the games of ``seeds`` in order from every side of ``sides``, from empty caches, with what
+    the test patched in; then the patches undone and the caches emptied again."""
+    try:
+        draw_png.forget()
+        for seed in seeds:
+            for seat in sides:
+                for state in positions(game, moves, seed=seed):
+                    draw_png.to_png(game.draw(state, seat, names(game)))
+    finally:
+        monkeypatch.undo()
+        draw_png._slot_table.cache_clear()
+        draw_png._slots.cache_clear()
+        draw_png.forget()
+
+
+def fresh_tables(game, monkeypatch, thinned: bool) -> None:  # type: ignore[no-untyped-def]
+    """The palette tables made again; ``thinned``: the game's without every third colour, so pictures
+    carry colours without a slot."""
+    if thinned:
+        for key in {game.draw(state, seat, names(game)).base_key for state in positions(game, 1, seed=1)
+                    for seat in seats(game)}:
+            listed = (draw_png.SLOTS.get(key) or draw_png.SLOTS[key.partition("-")[0]]).split()
+            monkeypatch.setitem(draw_png.SLOTS, key, " ".join(w for i, w in enumerate(listed) if i % 3))
+    draw_png._slot_table.cache_clear()
+    draw_png._slots.cache_clear()
 
 
 @pytest.mark.parametrize(("name", "thinned"), [(g.name, False) for g in GAMES] + [("trimac", True)])
@@ -214,10 +234,7 @@ def test_a_band_made_from_the_last_pictures_band_is_the_band_put_together(name: 
     slots mask must be what putting the band together from its tiles gives.  ``thinned``: a table that
     lacks every third colour, so bands carry such colours from the last picture and from new tiles."""
     game = games.load_game(name)
-    if thinned:
-        thin_tables(game, monkeypatch)
-    draw_png._slot_table.cache_clear()
-    draw_png._slots.cache_clear()
+    fresh_tables(game, monkeypatch, thinned)
     made = draw_png._band_slots_from
     checked = []
 
@@ -236,17 +253,7 @@ def test_a_band_made_from_the_last_pictures_band_is_the_band_put_together(name: 
         return got
 
     monkeypatch.setattr(draw_png, "_band_slots_from", compared)
-    try:
-        draw_png.forget()
-        for seed in (3, 4):
-            for seat in seats(game):
-                for state in positions(game, 25, seed=seed):
-                    draw_png.to_png(game.draw(state, seat, names(game)))
-    finally:
-        monkeypatch.undo()
-        draw_png._slot_table.cache_clear()
-        draw_png._slots.cache_clear()
-        draw_png.forget()
+    draw_watched(game, monkeypatch, seats(game), (3, 4), 25)
     assert len(checked) > 20
     assert any(checked) or not thinned
 
@@ -513,10 +520,7 @@ def test_a_patched_tiles_slots_from_the_tile_before_are_its_own(thinned: bool, m
     ``thinned``: a TriMac table lacking every third colour (then such tiles are looked up whole, and must
     still be right where the boxes' colours all have slots)."""
     game = games.load_game("trimac")
-    if thinned:
-        thin_tables(game, monkeypatch)
-    draw_png._slot_table.cache_clear()
-    draw_png._slots.cache_clear()
+    fresh_tables(game, monkeypatch, thinned)
     made = draw_png._patched_slots
     checked = []
 
@@ -530,16 +534,7 @@ def test_a_patched_tiles_slots_from_the_tile_before_are_its_own(thinned: bool, m
         return got
 
     monkeypatch.setattr(draw_png, "_patched_slots", compared)
-    try:
-        draw_png.forget()
-        for seat in (0, 1):
-            for state in positions(game, 30, seed=6):
-                draw_png.to_png(game.draw(state, seat, names(game)))
-    finally:
-        monkeypatch.undo()
-        draw_png._slot_table.cache_clear()
-        draw_png._slots.cache_clear()
-        draw_png.forget()
+    draw_watched(game, monkeypatch, (0, 1), (6,), 30)
     assert len(checked) > 100 or thinned  # (thinned: the background lacks a slot, so tiles are looked up whole)
 
 
