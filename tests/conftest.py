@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 import games
+from server.store.database import Database
 from tests.tictactoe import GAME as TICTACTOE
 
 POSTGRES_URL = os.environ.get("PBMSERV_TEST_POSTGRES_URL")
@@ -56,6 +57,14 @@ def sqlite_url(tmp_path) -> str:  # type: ignore[no-untyped-def]
 def db_url(request) -> str:  # type: ignore[no-untyped-def]
     """The same test on the embedded SQLite and on PostgreSQL."""
     return request.getfixturevalue(f"{request.param}_url")
+
+
+def migrated(url: str) -> Iterator[Database]:
+    """A fixture's body: the database at ``url`` with the schema migrated, disposed of after the test."""
+    database = Database(url)
+    database.upgrade()
+    yield database
+    database.dispose()
 
 
 # The mail-server harness serves the games' by-mail tests too, not only tests/server.

@@ -11,6 +11,7 @@ code.  Real databases (SQLite file, PostgreSQL), real statements.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -21,6 +22,7 @@ from server.mail.quota import admit_each
 from server.mail.replies import Mail, queue
 from server.store.database import Database
 from server.store.model import Outbox, ReplyQuota, utcnow
+from tests.conftest import migrated
 
 CAP = 3
 
@@ -52,11 +54,8 @@ def _counts(db: Database) -> dict[str, int]:
 
 
 @pytest.fixture
-def db(db_url: str):  # type: ignore[no-untyped-def]
-    database = Database(db_url)
-    database.upgrade()
-    yield database
-    database.dispose()
+def db(db_url: str) -> Iterator[Database]:
+    yield from migrated(db_url)
 
 
 def test_a_cap_crossed_inside_one_batch_drops_the_later_mails_only(db: Database, db_url: str) -> None:

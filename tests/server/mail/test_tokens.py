@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import logging
 import string
+from collections.abc import Iterator
 
 import pytest
 
@@ -17,14 +18,12 @@ from server.core.config import Settings, split_tag
 from server.mail import tokens
 from server.mail.tokens import Failure, TokenError
 from server.store.database import Database
+from tests.conftest import migrated
 
 
 @pytest.fixture
-def db(sqlite_url: str):  # type: ignore[no-untyped-def]
-    d = Database(sqlite_url)
-    d.upgrade()
-    yield d
-    d.dispose()
+def db(sqlite_url: str) -> Iterator[Database]:
+    yield from migrated(sqlite_url)
 
 
 def issue(db: Database, purpose: str, fields: tuple[int, ...], binding: str) -> str:
